@@ -1,0 +1,53 @@
+import type { Quotas } from '../accounts/types';
+
+export type WindowName = 'minute' | 'day';
+
+/** One window as a client sees it in the headers. */
+export interface WindowState {
+  name: WindowName;
+  limit: number;
+  /** Requests still accepted in this window (never negative). */
+  remaining: number;
+  /** Unix time in milliseconds when this window resets. */
+  resetAtMs: number;
+  /** The window's nominal length in seconds (60 or 86400), for RateLimit-Policy. */
+  windowSeconds: number;
+}
+
+export type LimitDecision =
+  | { outcome: 'allowed'; windows: WindowState[] }
+  /** `binding` is the window that refused; `retryAfterMs` is when it frees a request. */
+  | { outcome: 'limited'; windows: WindowState[]; binding: WindowName; retryAfterMs: number }
+  | { outcome: 'banned'; windows: WindowState[]; bannedUntilMs: number };
+
+export interface KeySubject {
+  accountId: string;
+  keyId: string;
+  quotas: Quotas;
+}
+
+export interface BanPolicy {
+  /** Rejected requests of one key within a minute that trigger a ban; null: the key's per-minute limit. */
+  threshold: number | null;
+  seconds: number;
+}
+
+/**
+ * The rate limiter as the pipeline sees it. Rejections are decisions, never exceptions:
+ * an exception always means the store failed (and must never become a 429).
+ */
+export interface Limiter {
+  /** Checks the ban, then both windows, and counts the request only when both accept it: one atomic step. */
+  consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision>;
+  /** The per-IP minute window for requests without a valid key. */
+  consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision>;
+  /** Current usage without counting anything (for the ops API). */
+  usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]>;
+  liftBan(keyId: string): Promise<void>;
+  /** Drops anything cached locally about this account (after a quota change). */
+  forgetAccount(accountId: string): void;
+  /** 'redis', 'in-process', or 'in-process (redis unavailable)'. */
+  readonly mode: string;
+  readonly degraded: boolean;
+  close(): Promise<void>;
+}

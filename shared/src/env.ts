@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Reads environment variables and collects every problem, so a misconfigured
+ * process names all of them at once and refuses to start (`finish()` throws).
+ */
+export class EnvReader {
+  private readonly problems: string[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  get production(): boolean {
+    return this.env.NODE_ENV === 'production';
+  }
+
+  string(name: string): string | undefined {
+    const value = this.env[name];
+    if (value === undefined) return undefined;
+    if (value.trim() === '') {
+      this.problems.push(`${name} is set but empty`);
+      return undefined;
+    }
+    return value;
+  }
+
+  integer(name: string, fallback: number, { min, max }: { min: number; max: number }): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return Number(raw);
+  }
+
+  port(name: string, fallback: number): number {
+    return this.integer(name, fallback, { min: 0, max: 65_535 });
+  }
+
+  url(name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+    const raw = this.string(name) ?? fallback;
+    if (raw === undefined) return undefined;
+    try {
+      const url = new URL(raw);
+      if (!protocols.includes(url.protocol)) throw new Error('protocol');
+      return raw;
+    } catch {
+      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${raw}"`);
+      return fallback;
+    }
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  /** A secret that production must be given; elsewhere `developmentValue()` provides one. */
+  secret(name: string, developmentValue: () => string, minLength = 16): { value: string; generated: boolean } {
+    const raw = this.string(name);
+    if (raw !== undefined) {
+      if (raw.length < minLength) this.problems.push(`${name} must be at least ${minLength} characters long`);
+      return { value: raw, generated: false };
+    }
+    if (this.production) {
+      this.problems.push(`${name} is required when NODE_ENV=production`);
+      return { value: '', generated: false };
+    }
+    return { value: developmentValue(), generated: true };
+  }
+
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+
+  /** Throws a ConfigError listing every problem found, if any. */
+  finish(): void {
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Outside production, the gateway and the pets-service must agree on the internal-token
+ * secret without any configuration, also when started separately: the first one to need it
+ * writes a random one next to the data, readable only by its owner.
+ */
+export function developmentSecret(file = path.join('data', '.dev-internal-jwt-secret')): string {
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  } catch {
+    // not there yet
+  }
+  const secret = randomBytes(32).toString('base64url');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+/** Runs `load` and, on a ConfigError, prints every problem and exits with status 1. */
+export function loadOrExit<T>(load: () => T, processName: string): T {
+  try {
+    return load();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${processName}: refusing to start, ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,113 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+
+/** Every error code a client can see, with its HTTP status. The single catalogue. */
+export const ERROR_CATALOGUE = {
+  unauthorized: 401,
+  invalid_parameter: 400,
+  invalid_body: 400,
+  malformed_json: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  not_found: 404,
+  method_not_allowed: 405,
+  rate_limited: 429,
+  temporarily_banned: 429,
+  not_implemented: 501,
+  internal_error: 500,
+  bad_gateway: 502,
+  service_unavailable: 503,
+  gateway_timeout: 504,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+/** The Error shape of the interface document. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  status: number;
+}
+
+/** An error meant for the client: its code and message are safe to show. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Headers the answer must carry, e.g. `Allow` or `Retry-After`. */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_CATALOGUE[code];
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.status };
+  }
+}
+
+export function sendError(res: Response, error: ApiError): void {
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.status(error.status).json(error.toBody());
+}
+
+/** Errors raised by body-parser carry a `type`; map the ones a client causes. */
+function fromBodyParser(err: unknown): ApiError | undefined {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
+  const { type } = err as { type: unknown; limit?: number };
+  switch (type) {
+    case 'entity.parse.failed':
+      return new ApiError('malformed_json', 'The request body is not valid JSON.');
+    case 'entity.too.large': {
+      const limit = (err as { limit?: number }).limit;
+      return new ApiError(
+        'payload_too_large',
+        limit ? `The request body is larger than ${limit / 1024} KiB.` : 'The request body is too large.',
+      );
+    }
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
+    case 'request.aborted':
+    case 'stream.not.readable':
+      return new ApiError('invalid_body', 'The request body could not be read.');
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The one error handler of both services: client errors in the Error shape,
+ * anything unexpected logged with its stack and answered with a generic 500.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const known = err instanceof ApiError ? err : fromBodyParser(err);
+    if (known) {
+      sendError(res, known);
+      return;
+    }
+    const log = (req as { log?: Logger }).log ?? logger;
+    log.error({ err }, 'unhandled error');
+    sendError(res, new ApiError('internal_error', 'The server failed to handle the request.'));
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError('not_found', `No resource at ${req.method} ${req.path}.`));
+};
+
+export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
+  const allow = allowed.join(', ');
+  return (req, _res, next) => {
+    next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allow}.`, { Allow: allow }));
+  };
+}

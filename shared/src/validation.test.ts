@@ -1,0 +1,40 @@
+import { ApiError } from './errors';
+import { createValidator, schemaOf } from './validation';
+import type { NewPet } from './pets';
+
+const validateNewPet = createValidator<NewPet>(schemaOf('NewPet'), 'invalid_body', 'body');
+
+function messageOf(value: unknown): string {
+  try {
+    validateNewPet(value);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('invalid_body');
+    return (error as ApiError).message;
+  }
+  throw new Error('expected a violation');
+}
+
+describe('NewPet schema taken from the interface description', () => {
+  it('when status is omitted, then it defaults to available', () => {
+    expect(validateNewPet({ name: 'Rex', categoryId: 1 })).toEqual({ name: 'Rex', categoryId: 1, status: 'available' });
+  });
+
+  it('when a field breaks a rule, then the message names the field', () => {
+    expect(messageOf({ categoryId: 1 })).toBe('name is required.');
+    expect(messageOf({ name: 'Rex', categoryId: '1' })).toBe('categoryId must be an integer.');
+    expect(messageOf({ name: 'Rex', categoryId: 1.5 })).toBe('categoryId must be an integer.');
+    expect(messageOf({ name: 'Rex', categoryId: 0 })).toBe('categoryId must be at least 1.');
+    expect(messageOf({ name: 'Rex', categoryId: 2 ** 53 })).toBe('categoryId must be at most 9007199254740991.');
+    expect(messageOf({ name: '   ', categoryId: 1 })).toBe('name must not be empty or only white space.');
+    expect(messageOf({ name: '', categoryId: 1 })).toBe('name must have at least 1 character.');
+    expect(messageOf({ name: 'Rex', categoryId: 1, id: 4 })).toBe('id is not an accepted field.');
+    expect(messageOf({ name: 'Rex', categoryId: 1, status: null })).toMatch(/^status must/);
+    expect(messageOf([])).toBe('body must be a JSON object.');
+  });
+
+  it('when the name has 100 characters outside the basic plane, then it is accepted (code points, not UTF-16 units)', () => {
+    expect(validateNewPet({ name: '🐶'.repeat(100), categoryId: 1 }).name).toHaveLength(200);
+    expect(messageOf({ name: '🐶'.repeat(101), categoryId: 1 })).toBe('name must have at most 100 characters.');
+  });
+});
