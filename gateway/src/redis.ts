@@ -22,7 +22,12 @@ export async function connectRedis(url: string, waitMs = 2_000): Promise<Redis> 
   client.on('error', () => {
     // Reported through the limiter's and store's own state; ioredis would otherwise print every retry.
   });
-  await Promise.race([client.connect().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, waitMs))]);
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise((resolve) => {
+    timer = setTimeout(resolve, waitMs);
+  });
+  await Promise.race([client.connect().catch(() => undefined), giveUp]);
+  clearTimeout(timer);
   return client;
 }
 

@@ -53,6 +53,8 @@ export type ChangeEvent =
   | { type: 'account'; accountId: string }
   | { type: 'key'; keyId: string; hash: string }
   | { type: 'plan'; plan: PlanName }
+  /** An operator lifted a key's ban: replicas drop the ban they cached locally. */
+  | { type: 'ban-lifted'; keyId: string }
   /** The change feed was interrupted (e.g. Redis reconnect): anything cached may be stale. */
   | { type: 'reset' };
 
@@ -75,6 +77,9 @@ export interface AccountStore {
   listPlans(): Promise<Plan[]>;
   getPlan(name: PlanName): Promise<Plan>;
   setPlan(plan: Plan): Promise<void>;
+
+  /** Tells every replica (this one included) about a change made outside the store, e.g. a lifted ban. */
+  announce(event: ChangeEvent): Promise<void>;
 
   /** Subscribes to changes made by any replica (this one included); returns the unsubscribe function. */
   onChange(listener: (event: ChangeEvent) => void): () => void;

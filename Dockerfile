@@ -1,0 +1,23 @@
+# One image for both services; docker-compose.yml picks the command.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY shared ./shared
+COPY gateway ./gateway
+COPY pets-service ./pets-service
+COPY scripts ./scripts
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 8080 8081 8082
+CMD ["node", "dist/gateway/src/main.js"]

@@ -1,0 +1,102 @@
+import { StoreConflictError } from './errors';
+import { BUILT_IN_PLANS, PLAN_NAMES, type Account, type AccountStore, type ApiKeyRecord, type ChangeEvent, type Plan, type PlanName } from './types';
+
+/**
+ * The in-process store (the embedded default when no Redis is configured).
+ * Values are copied in and out so a caller can never edit stored state by accident,
+ * and listeners hear about a write synchronously, right after it.
+ */
+export class MemoryAccountStore implements AccountStore {
+  private readonly accounts = new Map<string, Account>();
+  private readonly keys = new Map<string, ApiKeyRecord>();
+  private readonly keyIdByHash = new Map<string, string>();
+  private readonly plans = new Map<PlanName, Plan>(BUILT_IN_PLANS.map((plan) => [plan.name, { ...plan }]));
+  private readonly listeners = new Set<(event: ChangeEvent) => void>();
+
+  async createAccount(account: Account): Promise<void> {
+    if (this.accounts.has(account.id)) throw new StoreConflictError(`account ${account.id} already exists`);
+    this.accounts.set(account.id, { ...account });
+    this.emit({ type: 'account', accountId: account.id });
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const account = this.accounts.get(id);
+    return account ? { ...account } : null;
+  }
+
+  async updateAccount(account: Account): Promise<void> {
+    if (!this.accounts.has(account.id)) throw new StoreConflictError(`account ${account.id} does not exist`);
+    this.accounts.set(account.id, { ...account });
+    this.emit({ type: 'account', accountId: account.id });
+  }
+
+  async addKey(key: ApiKeyRecord): Promise<void> {
+    if (this.keys.has(key.id)) throw new StoreConflictError(`key ${key.id} already exists`);
+    if (this.keyIdByHash.has(key.hash)) throw new StoreConflictError('a key with this hash already exists');
+    this.keys.set(key.id, { ...key });
+    this.keyIdByHash.set(key.hash, key.id);
+    this.emit({ type: 'key', keyId: key.id, hash: key.hash });
+  }
+
+  async getKey(id: string): Promise<ApiKeyRecord | null> {
+    const key = this.keys.get(id);
+    return key ? { ...key } : null;
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const id = this.keyIdByHash.get(hash);
+    return id === undefined ? null : this.getKey(id);
+  }
+
+  async revokeKey(id: string, at: string): Promise<boolean> {
+    const key = this.keys.get(id);
+    if (!key) return false;
+    // The first revocation time is the one that matters; revoking again changes nothing.
+    if (key.revokedAt === null) key.revokedAt = at;
+    this.emit({ type: 'key', keyId: key.id, hash: key.hash });
+    return true;
+  }
+
+  async listPlans(): Promise<Plan[]> {
+    return PLAN_NAMES.map((name) => ({ ...this.plans.get(name)! }));
+  }
+
+  async getPlan(name: PlanName): Promise<Plan> {
+    const plan = this.plans.get(name);
+    if (!plan) throw new StoreConflictError(`unknown plan ${String(name)}`);
+    return { ...plan };
+  }
+
+  async setPlan(plan: Plan): Promise<void> {
+    if (!this.plans.has(plan.name)) throw new StoreConflictError(`unknown plan ${String(plan.name)}`);
+    this.plans.set(plan.name, { name: plan.name, perMinute: plan.perMinute, perDay: plan.perDay });
+    this.emit({ type: 'plan', plan: plan.name });
+  }
+
+  async announce(event: ChangeEvent): Promise<void> {
+    this.emit(event);
+  }
+
+  onChange(listener: (event: ChangeEvent) => void): () => void {
+    // A wrapper per subscription, so subscribing the same function twice gives two independent subscriptions.
+    const wrapped = (event: ChangeEvent) => listener(event);
+    this.listeners.add(wrapped);
+    return () => {
+      this.listeners.delete(wrapped);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+
+  private emit(event: ChangeEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener({ ...event });
+      } catch {
+        // A failing listener must not turn a completed write into an error, nor starve the others.
+      }
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { createValidator, type Validator } from '../../../shared/src/validation';
+import { MAX_NAME_LENGTH, MAX_QUOTA, type AccountPatch, type NewAccountInput, type PlanNumbers } from '../accounts/account-service';
+import { PLAN_NAMES } from '../accounts/types';
+
+/** Admin request bodies: unknown fields are refused, and every message names the field at fault. */
+
+const quota = { type: 'integer', minimum: 1, maximum: MAX_QUOTA } as const;
+const planName = { type: 'string', enum: [...PLAN_NAMES] } as const;
+
+const newAccountSchema = {
+  type: 'object',
+  required: ['name', 'plan'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: '\\S' },
+    plan: planName,
+    perMinute: quota,
+    perDay: quota,
+  },
+} as const;
+
+const accountPatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { plan: planName, perMinute: quota, perDay: quota },
+} as const;
+
+const planNumbersSchema = {
+  type: 'object',
+  required: ['perMinute', 'perDay'],
+  additionalProperties: false,
+  properties: { perMinute: quota, perDay: quota },
+} as const;
+
+const checkNewAccount = createValidator<NewAccountInput>(newAccountSchema, 'invalid_body', 'body');
+const checkPatch = createValidator<AccountPatch>(accountPatchSchema, 'invalid_body', 'body');
+
+/**
+ * `null` for an override means "no override". It is taken out before validation and put back
+ * after, because a schema type of ["integer", "null"] would make every message about the
+ * number read "must be a integer,null".
+ */
+function allowingNullOverrides<T extends { perMinute?: number | null; perDay?: number | null }>(check: Validator<T>): Validator<T> {
+  return (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return check(value);
+    const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+    const cleared: Partial<Record<'perMinute' | 'perDay', null>> = {};
+    for (const field of ['perMinute', 'perDay'] as const) {
+      if (rest[field] === null) {
+        cleared[field] = null;
+        delete rest[field];
+      }
+    }
+    return { ...check(rest), ...cleared };
+  };
+}
+
+export const validateNewAccount: Validator<NewAccountInput> = allowingNullOverrides(checkNewAccount);
+export const validateAccountPatch: Validator<AccountPatch> = allowingNullOverrides(checkPatch);
+export const validatePlanNumbers: Validator<PlanNumbers> = createValidator<PlanNumbers>(planNumbersSchema, 'invalid_body', 'body');

@@ -1,0 +1,408 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, EnvReader, developmentSecret } from '../../../shared/src/env';
+import { MAX_TOKEN_LIFETIME_SECONDS, signServiceToken } from '../../../shared/src/internal-token';
+
+/**
+ * The ops CLI: `npm run admin -- <command>`. It talks to the admin API over HTTP (so every
+ * rule lives in one place, the gateway), except `token`, which signs locally.
+ * The composition root is `main()` at the bottom; `runCli` takes everything it needs as
+ * arguments so tests can drive it in-process as well as through the compiled file.
+ */
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+type Env = Record<string, string | undefined>;
+type OptionValues = Record<string, string | boolean | undefined>;
+
+interface Context {
+  positionals: string[];
+  values: OptionValues;
+  env: Env;
+  io: CliIo;
+}
+
+interface OptionSpec {
+  description: string;
+  required?: boolean;
+  short?: string;
+}
+
+interface Command {
+  name: string;
+  args: string[];
+  options: Record<string, OptionSpec>;
+  summary: string;
+  details?: string;
+  /** Commands that only sign locally need no admin URL or token. */
+  local?: boolean;
+  run(context: Context): Promise<number>;
+}
+
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+const PROGRAM = 'npm run admin --';
+
+const QUOTA_HELP = 'a positive integer';
+const COMMANDS: Command[] = [
+  {
+    name: 'accounts create',
+    args: [],
+    options: {
+      name: { description: 'account name, 1-100 characters', required: true },
+      plan: { description: 'free, pro, business or enterprise', required: true },
+      'per-minute': { description: `per-minute quota override (${QUOTA_HELP}; required for enterprise)` },
+      'per-day': { description: `per-day quota override (${QUOTA_HELP}; required for enterprise)` },
+    },
+    summary: 'Create an account.',
+    run: async (c) =>
+      request(c, 'POST', '/admin/accounts', {
+        name: c.values.name,
+        plan: c.values.plan,
+        ...quotaFields(c.values, false),
+      }),
+  },
+  {
+    name: 'accounts show',
+    args: ['ACCOUNT_ID'],
+    options: {},
+    summary: 'Show an account with its effective quotas and current usage.',
+    run: async (c) => request(c, 'GET', `/admin/accounts/${segment(c.positionals[0])}`),
+  },
+  {
+    name: 'accounts update',
+    args: ['ACCOUNT_ID'],
+    options: {
+      plan: { description: 'free, pro, business or enterprise' },
+      'per-minute': { description: `per-minute quota override (${QUOTA_HELP}, or "none" to use the plan's)` },
+      'per-day': { description: `per-day quota override (${QUOTA_HELP}, or "none" to use the plan's)` },
+    },
+    summary: "Change an account's plan or quota overrides.",
+    run: async (c) => {
+      const patch = { ...(c.values.plan === undefined ? {} : { plan: c.values.plan }), ...quotaFields(c.values, true) };
+      if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --plan, --per-minute or --per-day');
+      return request(c, 'PATCH', `/admin/accounts/${segment(c.positionals[0])}`, patch);
+    },
+  },
+  {
+    name: 'keys create',
+    args: ['ACCOUNT_ID'],
+    options: {},
+    summary: 'Create an API key for an account. The key is printed this once; only its hash is stored.',
+    run: async (c) => request(c, 'POST', `/admin/accounts/${segment(c.positionals[0])}/keys`),
+  },
+  {
+    name: 'keys revoke',
+    args: ['KEY_ID'],
+    options: {},
+    summary: 'Revoke an API key (every gateway replica refuses it within a second).',
+    run: async (c) => request(c, 'DELETE', `/admin/keys/${segment(c.positionals[0])}`, undefined, { id: c.positionals[0], revoked: true }),
+  },
+  {
+    name: 'bans lift',
+    args: ['KEY_ID'],
+    options: {},
+    summary: 'Lift the temporary ban of an API key.',
+    run: async (c) => request(c, 'DELETE', `/admin/keys/${segment(c.positionals[0])}/ban`, undefined, { id: c.positionals[0], banLifted: true }),
+  },
+  {
+    name: 'plans list',
+    args: [],
+    options: {},
+    summary: 'List the plans and their quotas.',
+    run: async (c) => request(c, 'GET', '/admin/plans'),
+  },
+  {
+    name: 'plans set',
+    args: ['NAME'],
+    options: {
+      'per-minute': { description: QUOTA_HELP, required: true },
+      'per-day': { description: QUOTA_HELP, required: true },
+    },
+    summary: "Change a plan's quotas on every replica (free, pro or business; enterprise has no plan numbers).",
+    run: async (c) => request(c, 'PUT', `/admin/plans/${segment(c.positionals[0])}`, quotaFields(c.values, false)),
+  },
+  {
+    name: 'token',
+    args: [],
+    options: {
+      service: { description: 'the calling service, lower-case letters, digits and dashes', required: true },
+      ttl: { description: `lifetime in seconds, 1-${MAX_TOKEN_LIFETIME_SECONDS} (default ${MAX_TOKEN_LIFETIME_SECONDS})` },
+    },
+    summary: 'Sign an internal service token for the pets-service (iss "service:NAME").',
+    details:
+      'Signed locally with INTERNAL_JWT_SECRET; outside production (NODE_ENV unset or not "production")\n' +
+      'the generated development secret in data/.dev-internal-jwt-secret is used when the variable is unset.',
+    local: true,
+    run: async (c) => signToken(c),
+  },
+];
+
+const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  token: { description: 'admin token (default: $ADMIN_TOKEN; prefer the variable, arguments are visible to other users)' },
+  url: { description: 'admin API address (default: $ADMIN_URL, else http://127.0.0.1:${ADMIN_PORT:-8081})' },
+  help: { description: 'show help', short: 'h' },
+};
+
+export async function runCli(argv: readonly string[], env: Env, io: CliIo): Promise<number> {
+  try {
+    return await dispatch([...argv], env, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`error: ${error.message}\nRun "${PROGRAM} ${error.command ? `${error.command} ` : ''}--help" for usage.\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}
+
+async function dispatch(argv: string[], env: Env, io: CliIo): Promise<number> {
+  const [first, second] = argv;
+  if (first === undefined) {
+    io.stderr(generalHelp());
+    return EXIT_USAGE;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    io.stdout(generalHelp());
+    return EXIT_OK;
+  }
+  const groups = new Set(COMMANDS.map((command) => command.name.split(' ')[0]));
+  if (!groups.has(first)) throw new UsageError(`unknown command "${first}"`);
+
+  let command = COMMANDS.find((candidate) => candidate.name === first);
+  let rest = argv.slice(1);
+  if (!command) {
+    if (second === undefined || second === '--help' || second === '-h') {
+      const help = groupHelp(first);
+      if (second === undefined) {
+        io.stderr(help);
+        return EXIT_USAGE;
+      }
+      io.stdout(help);
+      return EXIT_OK;
+    }
+    command = COMMANDS.find((candidate) => candidate.name === `${first} ${second}`);
+    if (!command) throw new UsageError(`unknown command "${first} ${second}"`);
+    rest = argv.slice(2);
+  }
+  const chosen = command;
+  try {
+    return await runCommand(chosen, rest, env, io);
+  } catch (error) {
+    if (error instanceof UsageError && !error.command) throw new UsageError(error.message, chosen.name);
+    throw error;
+  }
+}
+
+async function runCommand(command: Command, rest: string[], env: Env, io: CliIo): Promise<number> {
+  const options = { ...command.options, ...(command.local ? { help: GLOBAL_OPTIONS.help! } : GLOBAL_OPTIONS) };
+  let parsed: { values: OptionValues; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: Object.fromEntries(
+        Object.entries(options).map(([name, spec]) => [name, { type: name === 'help' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) }]),
+      ) as Record<string, { type: 'string' | 'boolean'; short?: string }>,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+  if (parsed.values.help) {
+    io.stdout(commandHelp(command));
+    return EXIT_OK;
+  }
+  if (parsed.positionals.length !== command.args.length) {
+    throw new UsageError(
+      command.args.length === 0
+        ? `"${command.name}" takes no arguments, got "${parsed.positionals.join(' ')}"`
+        : `"${command.name}" needs ${command.args.join(' ')}: ${command.name} ${usageLine(command)}`,
+    );
+  }
+  for (const [name, spec] of Object.entries(command.options)) {
+    if (spec.required && parsed.values[name] === undefined) throw new UsageError(`"${command.name}" needs --${name}`);
+  }
+  return command.run({ positionals: parsed.positionals, values: parsed.values, env, io });
+}
+
+function quotaFields(values: OptionValues, allowNone: boolean): Record<string, number | null> {
+  const fields: Record<string, number | null> = {};
+  for (const [flag, field] of [['per-minute', 'perMinute'], ['per-day', 'perDay']] as const) {
+    const raw = values[flag];
+    if (raw === undefined || typeof raw !== 'string') continue;
+    if (allowNone && raw === 'none') fields[field] = null;
+    else if (/^[0-9]+$/.test(raw)) fields[field] = Number(raw);
+    else throw new UsageError(`--${flag} must be ${QUOTA_HELP}${allowNone ? ' or "none"' : ''}, got "${raw}"`);
+  }
+  return fields;
+}
+
+function segment(value: string | undefined): string {
+  return encodeURIComponent(value ?? '');
+}
+
+function adminUrl(values: OptionValues, env: Env): string {
+  const raw = (values.url as string | undefined) ?? env.ADMIN_URL ?? `http://127.0.0.1:${env.ADMIN_PORT || '8081'}`;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    return url.href.replace(/\/+$/, '');
+  } catch {
+    throw new UsageError(`the admin URL must start with http:// or https://, got "${raw}"`);
+  }
+}
+
+/** Calls the admin API and prints the JSON answer (or `printOnNoContent` for a 204). */
+async function request(context: Context, method: string, path: string, body?: unknown, printOnNoContent?: unknown): Promise<number> {
+  const { values, env, io } = context;
+  const base = adminUrl(values, env);
+  const token = (values.token as string | undefined) ?? env.ADMIN_TOKEN;
+  if (!token) throw new UsageError('no admin token: set ADMIN_TOKEN (or pass --token)');
+
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    io.stderr(`error: cannot reach the admin API at ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}\n`);
+    return EXIT_FAILED;
+  }
+
+  const text = await response.text();
+  let payload: unknown = undefined;
+  try {
+    payload = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // reported below if it matters
+  }
+  if (!response.ok) {
+    const { code, message } = (payload ?? {}) as { code?: unknown; message?: unknown };
+    io.stderr(
+      typeof code === 'string' && typeof message === 'string'
+        ? `error: ${code}: ${message}\n`
+        : `error: http_${response.status}: the admin API answered ${response.status} ${response.statusText}\n`,
+    );
+    return EXIT_FAILED;
+  }
+  const result = response.status === 204 ? printOnNoContent : payload;
+  if (result !== undefined) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+  return EXIT_OK;
+}
+
+async function signToken({ values, env, io }: Context): Promise<number> {
+  const ttlRaw = values.ttl as string | undefined;
+  const ttl = ttlRaw === undefined ? MAX_TOKEN_LIFETIME_SECONDS : Number(ttlRaw);
+  if (ttlRaw !== undefined && (!/^[0-9]+$/.test(ttlRaw) || ttl < 1 || ttl > MAX_TOKEN_LIFETIME_SECONDS)) {
+    throw new UsageError(`--ttl must be an integer from 1 to ${MAX_TOKEN_LIFETIME_SECONDS}, got "${ttlRaw}"`);
+  }
+  const reader = new EnvReader(env as NodeJS.ProcessEnv);
+  const secret = reader.secret('INTERNAL_JWT_SECRET', () => developmentSecret());
+  try {
+    reader.finish();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.problems.join('; '));
+    throw error;
+  }
+  const service = values.service as string;
+  let token: string;
+  try {
+    token = signServiceToken(service, secret.value, ttl);
+  } catch (error) {
+    throw new UsageError(`--service: ${(error as Error).message}`);
+  }
+  const expiresAt = new Date(Date.now() + ttl * 1000).toISOString();
+  io.stdout(`${JSON.stringify({ token, issuer: `service:${service}`, audience: 'pets-service', expiresAt }, null, 2)}\n`);
+  return EXIT_OK;
+}
+
+function usageLine(command: Command): string {
+  const options = Object.entries(command.options).map(([name, spec]) => {
+    const flag = `--${name} ${metavarOf(name)}`;
+    return spec.required ? flag : `[${flag}]`;
+  });
+  return [...command.args, ...options].join(' ');
+}
+
+function metavarOf(option: string): string {
+  const metavars: Record<string, string> = { name: 'NAME', plan: 'PLAN', service: 'NAME', ttl: 'SECONDS', token: 'TOKEN', url: 'URL' };
+  return metavars[option] ?? 'N';
+}
+
+function generalHelp(): string {
+  const width = Math.max(...COMMANDS.map((command) => `${command.name} ${usageLine(command)}`.length));
+  const lines = COMMANDS.map((command) => `  ${`${command.name} ${usageLine(command)}`.padEnd(width)}  ${command.summary}`);
+  return [
+    `Usage: ${PROGRAM} <command> [options]`,
+    '',
+    'Operates the gateway through its admin API, authenticated with ADMIN_TOKEN.',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Options of every command but token:',
+    ...optionLines(GLOBAL_OPTIONS),
+    '',
+    'Results are printed as JSON on stdout. Exit status: 0 done, 1 refused by the API or API unreachable, 2 usage error.',
+    `Run "${PROGRAM} <command> --help" for one command.`,
+    '',
+  ].join('\n');
+}
+
+function groupHelp(group: string): string {
+  const commands = COMMANDS.filter((command) => command.name.split(' ')[0] === group);
+  return [`Usage: ${PROGRAM} ${group} <${commands.map((c) => c.name.split(' ')[1]).join('|')}> ...`, '', ...commands.map((c) => `  ${c.name} ${usageLine(c)}\n      ${c.summary}`), ''].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  return [
+    `Usage: ${PROGRAM} ${command.name} ${usageLine(command)}`.trimEnd(),
+    '',
+    command.summary,
+    ...(command.details ? ['', command.details] : []),
+    '',
+    'Options:',
+    ...optionLines({ ...command.options, ...(command.local ? { help: GLOBAL_OPTIONS.help! } : GLOBAL_OPTIONS) }),
+    '',
+  ].join('\n');
+}
+
+function optionLines(options: Record<string, OptionSpec>): string[] {
+  const labels = Object.entries(options).map(
+    ([name, spec]) => [`${spec.short ? `-${spec.short}, ` : ''}--${name}${name === 'help' ? '' : ` ${metavarOf(name)}`}`, spec.description] as const,
+  );
+  const width = Math.max(...labels.map(([label]) => label.length));
+  return labels.map(([label, description]) => `  ${label.padEnd(width)}  ${description}`);
+}
+
+function main(): void {
+  const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+  runCli(process.argv.slice(2), process.env, io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = EXIT_FAILED;
+    },
+  );
+}
+
+if (require.main === module) main();

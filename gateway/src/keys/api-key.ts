@@ -1,0 +1,144 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * API keys, key ids and account ids.
+ *
+ * A key looks like `ask_live_<22 random base62><6 checksum base62>` (37 characters):
+ * - the prefix makes a leaked key easy to recognise (secret scanners, logs, support tickets);
+ * - the random part is 22 characters drawn uniformly from 62 with `crypto.randomBytes`
+ *   (22 × log2(62) ≈ 131 bits, so at least 128 bits of entropy);
+ * - the checksum is the CRC-32 of the random part in fixed-width base62, so a mistyped or
+ *   truncated key is refused by `parseApiKey` before any store is asked about it. It is not a
+ *   secret and proves nothing about authenticity; it only keeps garbage off the store.
+ *
+ * Only `hashApiKey(key)` (SHA-256, hex) is ever stored. A presented key is checked by looking
+ * up its SHA-256 (an exact-match index, which reveals nothing useful about near misses), then
+ * comparing the stored hash with the computed one with `crypto.timingSafeEqual` (`sameHash`),
+ * so no comparison of secret material depends on how many leading characters match.
+ * Hashing without a salt is sound here because the keys carry 128+ random bits: there is
+ * nothing to brute-force or precompute.
+ */
+
+export const API_KEY_PREFIX = 'ask_live_';
+export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_LENGTH = 22;
+const CHECKSUM_LENGTH = 6; // 62^6 > 2^32, so every CRC-32 fits
+const ID_RANDOM_LENGTH = 20; // ≈ 119 bits: ids are not secrets, they only must never collide
+export const API_KEY_LENGTH = API_KEY_PREFIX.length + RANDOM_LENGTH + CHECKSUM_LENGTH;
+
+const BASE62_RUN = /^[0-9A-Za-z]+$/;
+
+/** `length` base62 characters, each uniform: bytes ≥ 248 are rejected so `% 62` has no bias. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62_ALPHABET[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** CRC-32 (IEEE, as zlib), written out because `zlib.crc32` needs Node ≥ 20.15. */
+export function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (const byte of Buffer.from(text, 'utf8')) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function toBase62(value: number, width: number): string {
+  let out = '';
+  let rest = value;
+  for (let i = 0; i < width; i++) {
+    out = BASE62_ALPHABET[rest % 62]! + out;
+    rest = Math.floor(rest / 62);
+  }
+  return out;
+}
+
+function checksumOf(randomPart: string): string {
+  return toBase62(crc32(randomPart), CHECKSUM_LENGTH);
+}
+
+export function generateApiKey(): string {
+  const randomPart = randomBase62(RANDOM_LENGTH);
+  return `${API_KEY_PREFIX}${randomPart}${checksumOf(randomPart)}`;
+}
+
+export type ApiKeyRefusal = 'prefix' | 'length' | 'alphabet' | 'checksum';
+export type ParsedApiKey = { ok: true; key: string } | { ok: false; reason: ApiKeyRefusal };
+
+/** Checks the shape and checksum of a candidate key; never touches a store. */
+export function parseApiKey(candidate: unknown): ParsedApiKey {
+  if (typeof candidate !== 'string' || !candidate.startsWith(API_KEY_PREFIX)) return { ok: false, reason: 'prefix' };
+  if (candidate.length !== API_KEY_LENGTH) return { ok: false, reason: 'length' };
+  const body = candidate.slice(API_KEY_PREFIX.length);
+  if (!BASE62_RUN.test(body)) return { ok: false, reason: 'alphabet' };
+  const randomPart = body.slice(0, RANDOM_LENGTH);
+  if (body.slice(RANDOM_LENGTH) !== checksumOf(randomPart)) return { ok: false, reason: 'checksum' };
+  return { ok: true, key: candidate };
+}
+
+/** SHA-256 of the key, lower-case hex: the only form a key is stored in. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Constant-time equality of two hex SHA-256 digests (false for anything of another length). */
+export function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Constant-time equality of two arbitrary secrets: hashing first hides their lengths too. */
+export function sameSecret(a: string, b: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+export const KEY_ID_PATTERN = /^key_[0-9A-Za-z]{20}$/;
+export const ACCOUNT_ID_PATTERN = /^acct_[0-9A-Za-z]{20}$/;
+
+export function newKeyId(): string {
+  return `key_${randomBase62(ID_RANDOM_LENGTH)}`;
+}
+
+export function newAccountId(): string {
+  return `acct_${randomBase62(ID_RANDOM_LENGTH)}`;
+}
+
+export type AuthorizationRefusal = 'missing' | 'scheme' | 'empty' | 'malformed';
+export type ParsedAuthorization = { ok: true; token: string } | { ok: false; reason: AuthorizationRefusal };
+
+/** RFC 7235 auth-scheme token; RFC 6750 makes `Bearer` case-insensitive. */
+const CREDENTIALS = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?: +(.*))?$/s;
+/** One run of visible ASCII: a superset of RFC 6750's b64token, so admin tokens of any printable form work. */
+const TOKEN = /^[\x21-\x7e]+$/;
+
+/**
+ * Reads `Authorization: Bearer <token>`: the scheme in any case, one or more spaces before
+ * the token, and nothing else (no second token, no tabs, no trailing parameters).
+ * Node has already trimmed the header value's surrounding white space.
+ */
+export function parseAuthorization(headerValue: string | undefined): ParsedAuthorization {
+  if (headerValue === undefined || headerValue.trim() === '') return { ok: false, reason: 'missing' };
+  const match = CREDENTIALS.exec(headerValue);
+  if (!match) return { ok: false, reason: 'malformed' };
+  if (match[1]!.toLowerCase() !== 'bearer') return { ok: false, reason: 'scheme' };
+  const token = match[2] ?? '';
+  if (token === '') return { ok: false, reason: 'empty' };
+  if (!TOKEN.test(token)) return { ok: false, reason: 'malformed' };
+  return { ok: true, token };
+}

@@ -1,0 +1,137 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { Quotas } from '../accounts/types';
+import { AnonymousLimiter } from './anonymous';
+import type { BanPolicy, KeySubject, LimitDecision, Limiter, WindowState } from './types';
+import { accountWindows, banThreshold, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDay } from './windows';
+
+interface AccountCounts {
+  minute: number;
+  minuteResetAtMs: number;
+  day: number;
+  dayNumber: number;
+}
+
+interface KeyCounts {
+  rejections: number;
+  rejectionsResetAtMs: number;
+  bannedUntilMs: number;
+}
+
+const SWEEP_EVERY_MS = MINUTE_MS;
+
+/**
+ * The in-process limiter: the embedded default and the fallback while Redis is down. Same rules
+ * as the Lua script, and atomic for the same reason: check and count happen in one synchronous
+ * step, with no await in between.
+ */
+export class MemoryLimiter implements Limiter {
+  readonly degraded: boolean = false;
+  private readonly accounts = new Map<string, AccountCounts>();
+  private readonly keys = new Map<string, KeyCounts>();
+  private readonly anonymous = new AnonymousLimiter((points) => new RateLimiterMemory({ points, duration: 60 }));
+  private lastSweepMs = 0;
+
+  constructor(
+    private readonly ban: BanPolicy,
+    readonly mode: string = 'in-process',
+  ) {}
+
+  consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision> {
+    return Promise.resolve(this.decide(subject, now ?? Date.now()));
+  }
+
+  consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision> {
+    return this.anonymous.consume(ip, perMinute, now);
+  }
+
+  usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]> {
+    const at = now ?? Date.now();
+    return Promise.resolve(this.windows(quotas, this.current(accountId, at), at));
+  }
+
+  liftBan(keyId: string): Promise<void> {
+    this.keys.delete(keyId);
+    return Promise.resolve();
+  }
+
+  /** Nothing to forget: quotas arrive with every call and the counts stay true whatever they are. */
+  forgetAccount(_accountId: string): void {}
+
+  /** Drops every count (used when Redis returns, so the next outage starts from a clean slate). */
+  reset(): void {
+    this.accounts.clear();
+    this.keys.clear();
+  }
+
+  close(): Promise<void> {
+    this.reset();
+    return Promise.resolve();
+  }
+
+  private decide({ accountId, keyId, quotas }: KeySubject, now: number): LimitDecision {
+    this.sweep(now);
+    const counts = this.current(accountId, now);
+    const windows = this.windows(quotas, counts, now);
+    const key = this.currentKey(keyId, now);
+    if (key.bannedUntilMs > now) return { outcome: 'banned', windows, bannedUntilMs: key.bannedUntilMs };
+
+    const refusing = refusingWindow(windows);
+    if (!refusing) {
+      if (counts.minute === 0) counts.minuteResetAtMs = now + MINUTE_MS;
+      counts.minute += 1;
+      counts.day += 1;
+      this.accounts.set(accountId, counts);
+      return { outcome: 'allowed', windows: this.windows(quotas, counts, now) };
+    }
+
+    key.rejections += 1;
+    const threshold = banThreshold(this.ban, quotas);
+    if (threshold > 0 && key.rejections >= threshold) {
+      this.keys.set(keyId, { rejections: 0, rejectionsResetAtMs: 0, bannedUntilMs: now + this.ban.seconds * 1000 });
+      return { outcome: 'banned', windows, bannedUntilMs: now + this.ban.seconds * 1000 };
+    }
+    this.keys.set(keyId, key);
+    return { outcome: 'limited', windows, binding: refusing.name, retryAfterMs: refusing.resetAtMs - now };
+  }
+
+  private windows(quotas: Quotas, counts: AccountCounts, now: number): WindowState[] {
+    return accountWindows(quotas, {
+      minuteCount: counts.minute,
+      minuteResetAtMs: counts.minute > 0 ? counts.minuteResetAtMs : now + MINUTE_MS,
+      dayCount: counts.day,
+      dayResetAtMs: nextUtcMidnightMs(now),
+    });
+  }
+
+  /** The account's counts as of `now`: a window that has ended reads as empty. */
+  private current(accountId: string, now: number): AccountCounts {
+    const stored = this.accounts.get(accountId);
+    const today = utcDay(now);
+    const minuteLive = stored !== undefined && stored.minuteResetAtMs > now;
+    return {
+      minute: minuteLive ? stored.minute : 0,
+      minuteResetAtMs: minuteLive ? stored.minuteResetAtMs : 0,
+      day: stored?.dayNumber === today ? stored.day : 0,
+      dayNumber: today,
+    };
+  }
+
+  private currentKey(keyId: string, now: number): KeyCounts {
+    const stored = this.keys.get(keyId);
+    const rejectionsLive = stored !== undefined && stored.rejectionsResetAtMs > now;
+    return {
+      rejections: rejectionsLive ? stored.rejections : 0,
+      rejectionsResetAtMs: rejectionsLive ? stored.rejectionsResetAtMs : now + MINUTE_MS,
+      bannedUntilMs: stored?.bannedUntilMs ?? 0,
+    };
+  }
+
+  /** Entries whose windows have all ended are dropped, so memory follows the active accounts and keys. */
+  private sweep(now: number): void {
+    if (now - this.lastSweepMs < SWEEP_EVERY_MS) return;
+    this.lastSweepMs = now;
+    const today = utcDay(now);
+    for (const [id, counts] of this.accounts) if (counts.minuteResetAtMs <= now && counts.dayNumber !== today) this.accounts.delete(id);
+    for (const [id, key] of this.keys) if (key.rejectionsResetAtMs <= now && key.bannedUntilMs <= now) this.keys.delete(id);
+  }
+}

@@ -1,0 +1,223 @@
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import type { Quotas } from '../accounts/types';
+import { AnonymousLimiter } from './anonymous';
+import { BoundedMap } from './bounded-map';
+import { StoreUnavailableError, withDeadline } from './deadline';
+import { BAN_LUA, CONSUME_LUA, USAGE_LUA, parseConsumeReply, parseUsageReply, type ConsumeReply } from './script';
+import type { BanPolicy, KeySubject, LimitDecision, Limiter, WindowName, WindowState } from './types';
+import { accountWindows, banThreshold, exhausted, MINUTE_MS, refusingWindow, sameQuotas } from './windows';
+
+export interface RedisLimiterOptions {
+  redis: Redis;
+  ban: BanPolicy;
+  /** Prefix of every key this limiter writes. */
+  keyPrefix?: string;
+  /** Longest a request waits on Redis before the store counts as failed. */
+  commandTimeoutMs?: number;
+  /** Bound of each local cache (blocked accounts, key rejections and bans). */
+  localCacheMaxEntries?: number;
+}
+
+/** An account known to be refused until `untilMs`, under these quotas. */
+interface AccountBlock {
+  untilMs: number;
+  binding: WindowName;
+  windows: WindowState[];
+  quotas: Quotas;
+}
+
+/** What this replica knows about a key's rejections and ban, continued from the script's last answer. */
+interface KeyLocal {
+  rejections: number;
+  rejectionsResetAtMs: number;
+  bannedUntilMs: number;
+  windows: WindowState[];
+}
+
+type Args = (string | number)[];
+type ScriptClient = Redis & {
+  rlGatewayConsume(...args: Args): Promise<unknown>;
+  rlGatewayUsage(...args: Args): Promise<unknown>;
+  rlGatewayBan(...args: Args): Promise<unknown>;
+};
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
+
+/**
+ * The Redis-backed limiter: one EVALSHA per counted request, none while the account is known to
+ * be refused. Every store failure surfaces as an exception, never as a decision; the failover
+ * limiter decides what to do with it.
+ */
+export class RedisLimiter implements Limiter {
+  readonly mode = 'redis';
+  readonly degraded = false;
+  private readonly client: ScriptClient;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+  private readonly blocked: BoundedMap<string, AccountBlock>;
+  private readonly keys: BoundedMap<string, KeyLocal>;
+  private readonly anonymous: AnonymousLimiter;
+  private readonly ban: BanPolicy;
+
+  constructor(options: RedisLimiterOptions) {
+    this.client = defineScripts(options.redis);
+    this.ban = options.ban;
+    this.prefix = options.keyPrefix ?? 'rl';
+    this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    const cacheSize = options.localCacheMaxEntries ?? 10_000;
+    this.blocked = new BoundedMap(cacheSize);
+    this.keys = new BoundedMap(cacheSize);
+    this.anonymous = new AnonymousLimiter(
+      (points) => new RateLimiterRedis({ storeClient: options.redis, keyPrefix: `${this.prefix}:anon`, points, duration: 60, rejectIfRedisNotReady: true }),
+      (work) => this.call(work, 'anonymous limit'),
+    );
+  }
+
+  async consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision> {
+    const local = this.answerLocally(subject, now ?? Date.now());
+    if (local) return local;
+
+    const { accountId, keyId, quotas } = subject;
+    const raw = await this.call(
+      () =>
+        this.client.rlGatewayConsume(
+          this.minuteKey(accountId),
+          this.dayKey(accountId),
+          this.banKey(keyId),
+          this.rejectionsKey(keyId),
+          quotas.perMinute,
+          quotas.perDay,
+          banThreshold(this.ban, quotas),
+          this.ban.seconds * 1000,
+        ),
+      'rate limit script',
+    );
+    // TTLs come from Redis's clock; they are anchored on ours so headers agree with the gateway's Date.
+    return this.remember(subject, parseConsumeReply(raw), now ?? Date.now());
+  }
+
+  consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision> {
+    return this.anonymous.consume(ip, perMinute, now);
+  }
+
+  async usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]> {
+    const raw = await this.call(() => this.client.rlGatewayUsage(this.minuteKey(accountId), this.dayKey(accountId)), 'rate limit usage');
+    const at = now ?? Date.now();
+    const reply = parseUsageReply(raw);
+    return accountWindows(quotas, { minuteCount: reply.minute, minuteResetAtMs: at + reply.minuteTtlMs, dayCount: reply.day, dayResetAtMs: at + reply.dayTtlMs });
+  }
+
+  async liftBan(keyId: string): Promise<void> {
+    this.keys.delete(keyId);
+    await this.call(() => this.client.del(this.banKey(keyId), this.rejectionsKey(keyId)), 'lift ban');
+  }
+
+  forgetAccount(accountId: string): void {
+    this.blocked.delete(accountId);
+  }
+
+  /** Drops the local caches only: the Redis client belongs to whoever passed it in. */
+  close(): Promise<void> {
+    this.blocked.clear();
+    this.keys.clear();
+    return Promise.resolve();
+  }
+
+  private answerLocally({ accountId, keyId, quotas }: KeySubject, now: number): LimitDecision | Promise<LimitDecision> | undefined {
+    const key = this.keys.get(keyId);
+    if (key && key.bannedUntilMs > now) return { outcome: 'banned', windows: key.windows, bannedUntilMs: key.bannedUntilMs };
+
+    const block = this.blocked.get(accountId);
+    if (!block) return undefined;
+    // Different quotas mean the block may no longer hold (a plan changed and nobody told us yet).
+    if (block.untilMs <= now || !sameQuotas(block.quotas, quotas)) {
+      this.blocked.delete(accountId);
+      return undefined;
+    }
+
+    const windows = exhausted(block.windows, block.binding);
+    const rejectionsLive = key !== undefined && key.rejectionsResetAtMs > now;
+    const rejections = (rejectionsLive ? key.rejections : 0) + 1;
+    const rejectionsResetAtMs = rejectionsLive ? key.rejectionsResetAtMs : now + MINUTE_MS;
+    const threshold = banThreshold(this.ban, quotas);
+    if (threshold > 0 && rejections >= threshold) return this.banFromHere(keyId, windows, now);
+
+    this.keys.set(keyId, { rejections, rejectionsResetAtMs, bannedUntilMs: 0, windows });
+    return { outcome: 'limited', windows, binding: block.binding, retryAfterMs: block.untilMs - now };
+  }
+
+  /** The threshold was reached on rejections only this replica saw: tell Redis, so every replica refuses the key. */
+  private async banFromHere(keyId: string, windows: WindowState[], now: number): Promise<LimitDecision> {
+    const banMs = this.ban.seconds * 1000;
+    const bannedUntilMs = now + banMs;
+    // Set before the await so concurrent rejections of the same key do not each send the ban.
+    this.keys.set(keyId, { rejections: 0, rejectionsResetAtMs: 0, bannedUntilMs, windows });
+    try {
+      await this.call(() => this.client.rlGatewayBan(this.banKey(keyId), this.rejectionsKey(keyId), banMs), 'ban');
+    } catch (err) {
+      this.keys.delete(keyId);
+      throw err;
+    }
+    return { outcome: 'banned', windows, bannedUntilMs };
+  }
+
+  private remember({ accountId, keyId, quotas }: KeySubject, reply: ConsumeReply, now: number): LimitDecision {
+    const windows = accountWindows(quotas, {
+      minuteCount: reply.minute,
+      minuteResetAtMs: now + reply.minuteTtlMs,
+      dayCount: reply.day,
+      dayResetAtMs: now + reply.dayTtlMs,
+    });
+
+    if (reply.status === 'banned') {
+      const bannedUntilMs = now + reply.banTtlMs;
+      this.keys.set(keyId, { rejections: 0, rejectionsResetAtMs: 0, bannedUntilMs, windows });
+      return { outcome: 'banned', windows, bannedUntilMs };
+    }
+
+    if (reply.status === 'limited') {
+      const binding = reply.binding;
+      const untilMs = binding === 'minute' ? now + reply.minuteTtlMs : now + reply.dayTtlMs;
+      this.blocked.set(accountId, { untilMs, binding, windows, quotas });
+      this.keys.set(keyId, { rejections: reply.rejections, rejectionsResetAtMs: now + reply.rejectionsTtlMs, bannedUntilMs: 0, windows });
+      return { outcome: 'limited', windows, binding, retryAfterMs: untilMs - now };
+    }
+
+    // The request that used the last unit already tells us the next one will be refused.
+    const full = refusingWindow(windows);
+    if (full) this.blocked.set(accountId, { untilMs: full.resetAtMs, binding: full.name, windows, quotas });
+    else this.blocked.delete(accountId);
+    return { outcome: 'allowed', windows };
+  }
+
+  private call<T>(work: () => Promise<T>, what: string): Promise<T> {
+    // Without this, a client built with an offline queue would hold requests until it reconnects.
+    if (this.client.status !== 'ready') return Promise.reject(new StoreUnavailableError(`redis is ${this.client.status}`));
+    return withDeadline(work(), this.timeoutMs, what);
+  }
+
+  private minuteKey(accountId: string): string {
+    return `${this.prefix}:acct:${accountId}:minute`;
+  }
+
+  private dayKey(accountId: string): string {
+    return `${this.prefix}:acct:${accountId}:day`;
+  }
+
+  private banKey(keyId: string): string {
+    return `${this.prefix}:key:${keyId}:ban`;
+  }
+
+  private rejectionsKey(keyId: string): string {
+    return `${this.prefix}:key:${keyId}:rejections`;
+  }
+}
+
+/** Registered on the client (idempotent), so calls go out as EVALSHA and ioredis reloads them after a Redis restart. */
+function defineScripts(redis: Redis): ScriptClient {
+  redis.defineCommand('rlGatewayConsume', { numberOfKeys: 4, lua: CONSUME_LUA });
+  redis.defineCommand('rlGatewayUsage', { numberOfKeys: 2, lua: USAGE_LUA });
+  redis.defineCommand('rlGatewayBan', { numberOfKeys: 2, lua: BAN_LUA });
+  return redis as ScriptClient;
+}

@@ -1,0 +1,240 @@
+import { generateApiKey, hashApiKey, newAccountId, newKeyId } from '../src/keys/api-key';
+import { BUILT_IN_PLANS, type Account, type AccountStore, type ApiKeyRecord, type ChangeEvent } from '../src/accounts/types';
+import { waitFor } from '../../test/helpers/ports';
+
+/**
+ * The behaviour every AccountStore must have. Run by account-store.test.ts against the
+ * in-process store and the Redis store, so the two cannot drift apart.
+ * `open` gives a fresh, empty store; the suite closes it after each test.
+ */
+export function accountStoreContract(name: string, open: () => Promise<AccountStore>): void {
+  describe(`${name} (AccountStore contract)`, () => {
+    let store: AccountStore;
+
+    beforeEach(async () => {
+      store = await open();
+    });
+
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const anAccount = (overrides: Partial<Account> = {}): Account => ({
+      id: newAccountId(),
+      name: 'Acme Pets',
+      plan: 'pro',
+      perMinute: null,
+      perDay: null,
+      createdAt: '2026-01-02T03:04:05.000Z',
+      ...overrides,
+    });
+
+    const aKey = (accountId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+      id: newKeyId(),
+      accountId,
+      hash: hashApiKey(generateApiKey()),
+      createdAt: '2026-01-02T03:04:05.000Z',
+      revokedAt: null,
+      ...overrides,
+    });
+
+    function record(): { events: ChangeEvent[]; stop: () => void } {
+      const events: ChangeEvent[] = [];
+      const stop = store.onChange((event) => events.push(event));
+      return { events, stop };
+    }
+
+    const heard = (events: ChangeEvent[], expected: ChangeEvent[]) =>
+      waitFor(() => expected.every((event) => events.some((seen) => JSON.stringify(seen) === JSON.stringify(event))), 2_000, JSON.stringify(expected));
+
+    describe('accounts', () => {
+      it('when an account is created, then it reads back equal, null overrides included', async () => {
+        const account = anAccount();
+        await store.createAccount(account);
+        expect(await store.getAccount(account.id)).toEqual(account);
+      });
+
+      it('when an account has overrides and a non-ASCII name, then both survive the round trip', async () => {
+        const account = anAccount({ name: 'Ünïcødé 🐾 Pets', plan: 'enterprise', perMinute: 5_000, perDay: 1_000_000_000 });
+        await store.createAccount(account);
+        expect(await store.getAccount(account.id)).toEqual(account);
+      });
+
+      it('when an id is unknown, then getAccount returns null', async () => {
+        expect(await store.getAccount(newAccountId())).toBeNull();
+      });
+
+      it('when an account id is created twice, then the second create is refused and the first stays', async () => {
+        const account = anAccount();
+        await store.createAccount(account);
+        await expect(store.createAccount({ ...account, name: 'Other' })).rejects.toThrow(/exists/);
+        expect((await store.getAccount(account.id))?.name).toBe('Acme Pets');
+      });
+
+      it('when an account is updated, then the new values read back', async () => {
+        const account = anAccount({ perMinute: 10 });
+        await store.createAccount(account);
+        const updated = { ...account, plan: 'business' as const, perMinute: null, perDay: 99 };
+        await store.updateAccount(updated);
+        expect(await store.getAccount(account.id)).toEqual(updated);
+      });
+
+      it('when an unknown account is updated, then the update is refused and nothing is created', async () => {
+        const account = anAccount();
+        await expect(store.updateAccount(account)).rejects.toThrow(/does not exist/);
+        expect(await store.getAccount(account.id)).toBeNull();
+      });
+
+      it('when a returned account is mutated, then the stored one does not change', async () => {
+        const account = anAccount();
+        await store.createAccount(account);
+        const copy = (await store.getAccount(account.id))!;
+        copy.name = 'mutated';
+        account.name = 'mutated too';
+        expect((await store.getAccount(account.id))?.name).toBe('Acme Pets');
+      });
+    });
+
+    describe('keys', () => {
+      it('when a key is added, then it is found by id and by hash', async () => {
+        const account = anAccount();
+        await store.createAccount(account);
+        const key = aKey(account.id);
+        await store.addKey(key);
+        expect(await store.getKey(key.id)).toEqual(key);
+        expect(await store.findKeyByHash(key.hash)).toEqual(key);
+      });
+
+      it('when a key id or hash is unknown, then the lookups return null', async () => {
+        expect(await store.getKey(newKeyId())).toBeNull();
+        expect(await store.findKeyByHash(hashApiKey(generateApiKey()))).toBeNull();
+      });
+
+      it('when a key with an existing id or hash is added, then it is refused', async () => {
+        const key = aKey(newAccountId());
+        await store.addKey(key);
+        await expect(store.addKey({ ...key, hash: hashApiKey(generateApiKey()) })).rejects.toThrow(/exists/);
+        await expect(store.addKey({ ...key, id: newKeyId() })).rejects.toThrow(/exists/);
+        expect(await store.findKeyByHash(key.hash)).toEqual(key);
+      });
+
+      it('when a key is revoked, then it reads back with the revocation time and revokeKey says true', async () => {
+        const key = aKey(newAccountId());
+        await store.addKey(key);
+        expect(await store.revokeKey(key.id, '2026-02-03T04:05:06.000Z')).toBe(true);
+        expect(await store.getKey(key.id)).toEqual({ ...key, revokedAt: '2026-02-03T04:05:06.000Z' });
+        expect((await store.findKeyByHash(key.hash))?.revokedAt).toBe('2026-02-03T04:05:06.000Z');
+      });
+
+      it('when a revoked key is revoked again, then it still succeeds and keeps the first time', async () => {
+        const key = aKey(newAccountId());
+        await store.addKey(key);
+        await store.revokeKey(key.id, '2026-02-03T04:05:06.000Z');
+        expect(await store.revokeKey(key.id, '2027-01-01T00:00:00.000Z')).toBe(true);
+        expect((await store.getKey(key.id))?.revokedAt).toBe('2026-02-03T04:05:06.000Z');
+      });
+
+      it('when an unknown key is revoked, then revokeKey says false and creates nothing', async () => {
+        const id = newKeyId();
+        expect(await store.revokeKey(id, '2026-02-03T04:05:06.000Z')).toBe(false);
+        expect(await store.getKey(id)).toBeNull();
+      });
+
+      it('when one account has several keys, then revoking one leaves the others active', async () => {
+        const accountId = newAccountId();
+        const [first, second] = [aKey(accountId), aKey(accountId)];
+        await store.addKey(first);
+        await store.addKey(second);
+        await store.revokeKey(first.id, '2026-02-03T04:05:06.000Z');
+        expect((await store.getKey(second.id))?.revokedAt).toBeNull();
+      });
+    });
+
+    describe('plans', () => {
+      it('when nothing was changed, then the four built-in plans are listed in order', async () => {
+        expect(await store.listPlans()).toEqual(BUILT_IN_PLANS);
+        expect(await store.getPlan('enterprise')).toEqual({ name: 'enterprise', perMinute: null, perDay: null });
+        expect(await store.getPlan('free')).toEqual({ name: 'free', perMinute: 60, perDay: 1_000 });
+      });
+
+      it('when a plan is set, then it replaces the built-in numbers and the others stay', async () => {
+        await store.setPlan({ name: 'pro', perMinute: 500, perDay: 20_000 });
+        expect(await store.getPlan('pro')).toEqual({ name: 'pro', perMinute: 500, perDay: 20_000 });
+        const plans = await store.listPlans();
+        expect(plans.map((plan) => plan.name)).toEqual(['free', 'pro', 'business', 'enterprise']);
+        expect(plans[1]).toEqual({ name: 'pro', perMinute: 500, perDay: 20_000 });
+        expect(plans[0]).toEqual(BUILT_IN_PLANS[0]);
+      });
+
+      it('when a returned plan is mutated, then the stored one does not change', async () => {
+        const plan = await store.getPlan('free');
+        plan.perMinute = 1;
+        (await store.listPlans())[0]!.perDay = 1;
+        expect(await store.getPlan('free')).toEqual(BUILT_IN_PLANS[0]);
+      });
+    });
+
+    describe('change events', () => {
+      it('when accounts, keys and plans are written, then listeners hear one event per write, in order', async () => {
+        const { events } = record();
+        const account = anAccount();
+        const key = aKey(account.id);
+        await store.createAccount(account);
+        await store.updateAccount({ ...account, perMinute: 7 });
+        await store.addKey(key);
+        await store.revokeKey(key.id, '2026-02-03T04:05:06.000Z');
+        await store.setPlan({ name: 'business', perMinute: 2_000, perDay: 200_000 });
+        const expected: ChangeEvent[] = [
+          { type: 'account', accountId: account.id },
+          { type: 'account', accountId: account.id },
+          { type: 'key', keyId: key.id, hash: key.hash },
+          { type: 'key', keyId: key.id, hash: key.hash },
+          { type: 'plan', plan: 'business' },
+        ];
+        await heard(events, expected);
+        expect(events).toEqual(expected);
+      });
+
+      it('when a write is refused, then no event is published', async () => {
+        const account = anAccount();
+        const { events } = record();
+        await store.createAccount(account);
+        await heard(events, [{ type: 'account', accountId: account.id }]); // may arrive late from Redis: wait, then start afresh
+        events.length = 0;
+        await expect(store.createAccount(account)).rejects.toThrow();
+        await expect(store.updateAccount(anAccount())).rejects.toThrow();
+        await store.revokeKey(newKeyId(), '2026-02-03T04:05:06.000Z');
+        await store.setPlan({ name: 'free', perMinute: 61, perDay: 1_001 }); // a marker: everything before it has been delivered
+        await heard(events, [{ type: 'plan', plan: 'free' }]);
+        expect(events).toEqual([{ type: 'plan', plan: 'free' }]);
+      });
+
+      it('when an event is announced, then every listener hears it', async () => {
+        const { events } = record();
+        await store.announce({ type: 'ban-lifted', keyId: 'key_00000000000000000001' });
+        await heard(events, [{ type: 'ban-lifted', keyId: 'key_00000000000000000001' }]);
+      });
+
+      it('when two listeners subscribe and one unsubscribes, then only the other keeps hearing', async () => {
+        const first = record();
+        const second = record();
+        await store.setPlan({ name: 'free', perMinute: 61, perDay: 1_001 });
+        await heard(first.events, [{ type: 'plan', plan: 'free' }]);
+        await heard(second.events, [{ type: 'plan', plan: 'free' }]);
+        first.stop();
+        await store.setPlan({ name: 'pro', perMinute: 301, perDay: 10_001 });
+        await heard(second.events, [{ type: 'plan', plan: 'pro' }]);
+        expect(first.events).toEqual([{ type: 'plan', plan: 'free' }]);
+      });
+
+      it('when a listener throws, then the write still succeeds and other listeners still hear it', async () => {
+        store.onChange(() => {
+          throw new Error('listener bug');
+        });
+        const { events } = record();
+        await store.setPlan({ name: 'free', perMinute: 61, perDay: 1_001 });
+        await heard(events, [{ type: 'plan', plan: 'free' }]);
+      });
+    });
+  });
+}

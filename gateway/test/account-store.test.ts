@@ -1,0 +1,110 @@
+import { MemoryAccountStore } from '../src/accounts/memory-account-store';
+import { RedisAccountStore } from '../src/accounts/redis-account-store';
+import type { ChangeEvent } from '../src/accounts/types';
+import { generateApiKey, hashApiKey, newAccountId, newKeyId } from '../src/keys/api-key';
+import { waitFor } from '../../test/helpers/ports';
+import { TestRedis } from '../../test/helpers/redis-server';
+import { accountStoreContract } from './account-store.contract';
+
+let redis: TestRedis;
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+});
+
+afterAll(async () => {
+  await redis.stop();
+});
+
+accountStoreContract('MemoryAccountStore', async () => new MemoryAccountStore());
+
+accountStoreContract('RedisAccountStore', async () => {
+  await redis.flushAll();
+  const store = await RedisAccountStore.connect(redis.url);
+  await store.whenSubscribed();
+  return store;
+});
+
+describe('MemoryAccountStore specifics', () => {
+  it('when a write completes, then listeners have already heard of it (synchronously)', async () => {
+    const store = new MemoryAccountStore();
+    const events: ChangeEvent[] = [];
+    store.onChange((event) => events.push(event));
+    await store.setPlan({ name: 'pro', perMinute: 1, perDay: 2 });
+    expect(events).toEqual([{ type: 'plan', plan: 'pro' }]);
+  });
+});
+
+describe('RedisAccountStore specifics', () => {
+  let store: RedisAccountStore;
+
+  beforeEach(async () => {
+    await redis.start();
+    await redis.flushAll();
+    store = await RedisAccountStore.connect(redis.url);
+    await store.whenSubscribed();
+  });
+
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it('when an account and a key are written, then Redis holds them under gw: and never the key itself', async () => {
+    const key = generateApiKey();
+    const accountId = newAccountId();
+    const keyId = newKeyId();
+    await store.createAccount({ id: accountId, name: 'A', plan: 'free', perMinute: null, perDay: null, createdAt: '2026-01-01T00:00:00.000Z' });
+    await store.addKey({ id: keyId, accountId, hash: hashApiKey(key), createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null });
+    await store.setPlan({ name: 'pro', perMinute: 1, perDay: 2 });
+    const keys = (await redis.command('KEYS', '*')).split('\r\n').filter((line) => line && !/^[*$]/.test(line));
+    expect(keys.sort()).toEqual([`gw:account:${accountId}`, `gw:key:${keyId}`, `gw:keyhash:${hashApiKey(key)}`, 'gw:plans'].sort());
+    for (const name of keys) {
+      const dump = await redis.command('DUMP', name);
+      expect(dump).not.toContain(key);
+    }
+  });
+
+  it('when two stores share one Redis, then a write through one is heard by the other', async () => {
+    const other = await RedisAccountStore.connect(redis.url);
+    try {
+      await other.whenSubscribed();
+      const events: ChangeEvent[] = [];
+      other.onChange((event) => events.push(event));
+      await store.setPlan({ name: 'business', perMinute: 5, perDay: 6 });
+      await waitFor(() => events.length === 1, 1_000, 'the event on the other store');
+      expect(events).toEqual([{ type: 'plan', plan: 'business' }]);
+      expect(await other.getPlan('business')).toEqual({ name: 'business', perMinute: 5, perDay: 6 });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('when garbage is published on the channel, then listeners hear nothing', async () => {
+    const events: ChangeEvent[] = [];
+    store.onChange((event) => events.push(event));
+    await redis.command('PUBLISH', store.channel, 'not json');
+    await redis.command('PUBLISH', store.channel, '{"type":"key","keyId":1}');
+    await redis.command('PUBLISH', store.channel, '{"type":"plan","plan":"gold"}');
+    await store.setPlan({ name: 'free', perMinute: 1, perDay: 2 });
+    await waitFor(() => events.length > 0, 1_000, 'the marker event');
+    expect(events).toEqual([{ type: 'plan', plan: 'free' }]);
+  });
+
+  it('when Redis is down, then reads and writes fail fast as StoreUnavailableError', async () => {
+    await redis.stop();
+    const started = Date.now();
+    await expect(store.getAccount(newAccountId())).rejects.toMatchObject({ name: 'StoreUnavailableError' });
+    await expect(store.setPlan({ name: 'free', perMinute: 1, perDay: 2 })).rejects.toMatchObject({ name: 'StoreUnavailableError' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('when the subscriber reconnects after an outage, then listeners get a reset and hear later writes again', async () => {
+    const events: ChangeEvent[] = [];
+    store.onChange((event) => events.push(event));
+    await redis.stop();
+    await redis.start();
+    await waitFor(() => events.some((event) => event.type === 'reset'), 5_000, 'a reset event');
+    await waitFor(async () => (await store.setPlan({ name: 'pro', perMinute: 9, perDay: 99 }).then(() => true)), 5_000, 'the command connection');
+    await waitFor(() => events.some((event) => event.type === 'plan'), 1_000, 'the plan event after the reconnect');
+  });
+});

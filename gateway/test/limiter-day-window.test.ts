@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import type { Redis } from 'ioredis';
+import { TestRedis } from '../../test/helpers/redis-server';
+import { connectRedis } from '../src/redis';
+import { createLimiter, type Limiter } from '../src/limits';
+
+const logger = pino({ level: 'silent' });
+const ban = { threshold: 1000, seconds: 900 };
+const DAY_MS = 86_400_000;
+const TOLERANCE_MS = 2_000;
+let server: TestRedis;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await TestRedis.start();
+  redis = await connectRedis(server.url, 300);
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+/** Redis's own clock, read around the script call, so the test checks against the clock the script used. */
+async function redisNowMs(): Promise<number> {
+  const reply = await server.command('TIME');
+  const [seconds, micros] = [...reply.matchAll(/^(\d+)\r$/gm)].map((m) => Number(m[1]));
+  return seconds! * 1000 + Math.floor(micros! / 1000);
+}
+
+async function exhaustDay(limiter: Limiter) {
+  const accountId = randomUUID();
+  const quotas = { perMinute: 1000, perDay: 25 };
+  const decisions = await Promise.all(Array.from({ length: 40 }, () => limiter.consumeKey({ accountId, keyId: 'k', quotas })));
+  const refused = await limiter.consumeKey({ accountId, keyId: 'k', quotas });
+  return { decisions, refused };
+}
+
+function expectRefusedUntilMidnight(refused: Awaited<ReturnType<Limiter['consumeKey']>>, clockMs: number) {
+  const nextMidnight = (Math.floor(clockMs / DAY_MS) + 1) * DAY_MS;
+  expect(refused.outcome).toBe('limited');
+  if (refused.outcome !== 'limited') return;
+  expect(refused.binding).toBe('day');
+  expect(Math.abs(Date.now() + refused.retryAfterMs - nextMidnight)).toBeLessThan(TOLERANCE_MS);
+  const day = refused.windows.find((w) => w.name === 'day')!;
+  expect(day).toMatchObject({ limit: 25, remaining: 0, windowSeconds: 86_400 });
+  expect(Math.abs(day.resetAtMs - nextMidnight)).toBeLessThan(TOLERANCE_MS);
+}
+
+describe('day window', () => {
+  it('when a 25/day account sends 40 requests on Redis, then exactly 25 pass and the rest wait for 00:00 UTC', async () => {
+    const limiter = createLimiter({ redis, logger, ban });
+    const { decisions, refused } = await exhaustDay(limiter);
+    expect(decisions.filter((d) => d.outcome === 'allowed')).toHaveLength(25);
+    expectRefusedUntilMidnight(refused, await redisNowMs());
+    await limiter.close();
+  });
+
+  it('when a 25/day account sends 40 requests in-process, then exactly 25 pass and the rest wait for 00:00 UTC', async () => {
+    const limiter = createLimiter({ logger, ban });
+    const { decisions, refused } = await exhaustDay(limiter);
+    expect(decisions.filter((d) => d.outcome === 'allowed')).toHaveLength(25);
+    expectRefusedUntilMidnight(refused, Date.now());
+    await limiter.close();
+  });
+});

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import type { Redis } from 'ioredis';
+import { TestRedis } from '../../test/helpers/redis-server';
+import { connectRedis } from '../src/redis';
+import { createLimiter, type Limiter } from '../src/limits';
+import { SCRIPT_INNER_COMMANDS } from '../src/limits/script';
+
+const logger = pino({ level: 'silent' });
+let server: TestRedis;
+let redis: Redis;
+let limiter: Limiter;
+
+/** What this file's own inspection sends (INFO, CONFIG RESETSTAT), not the limiter. */
+const INSPECTION = new Set(['info', 'config', 'config|resetstat']);
+
+async function clientStats(): Promise<Record<string, number>> {
+  const stats = await server.commandStats();
+  return Object.fromEntries(Object.entries(stats).filter(([name]) => !INSPECTION.has(name)));
+}
+
+beforeAll(async () => {
+  server = await TestRedis.start();
+  redis = await connectRedis(server.url, 300);
+  limiter = createLimiter({ redis, logger, ban: { threshold: 1000, seconds: 900 } });
+  // The first script call on a connection goes out as EVAL to load it; the hot path is what follows.
+  await limiter.consumeKey({ accountId: 'warm-up', keyId: 'warm-up', quotas: { perMinute: 10, perDay: 10 } });
+});
+
+afterAll(async () => {
+  await limiter.close();
+  redis.disconnect();
+  await server.stop();
+});
+
+describe('hot path', () => {
+  it('when N requests are accepted, then Redis receives exactly N EVALSHA and nothing else from the client', async () => {
+    const subject = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 1000, perDay: 10_000 } };
+    const N = 25;
+    await server.resetStats();
+    for (let i = 0; i < N; i++) expect((await limiter.consumeKey(subject)).outcome).toBe('allowed');
+
+    const stats = await clientStats();
+    expect(stats['evalsha']).toBe(N);
+    // Script-inner calls show up in commandstats too; these are exactly what N accepted script runs do
+    // (the first creates the minute counter with SET, the rest INCR it), so the client sent nothing else.
+    expect(stats).toEqual({ evalsha: N, time: N, get: N, pttl: 2 * N, hmget: N, set: 1, incr: N - 1, hset: N, pexpire: N });
+    expect(Object.keys(stats).every((name) => name === 'evalsha' || (SCRIPT_INNER_COMMANDS as readonly string[]).includes(name))).toBe(true);
+  });
+
+  it('when an account is known to be over its limit, then further requests cost no Redis command until its reset', async () => {
+    const subject = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 3, perDay: 10_000 } };
+    for (let i = 0; i < 3; i++) await limiter.consumeKey(subject);
+    await server.resetStats();
+    for (let i = 0; i < 50; i++) expect((await limiter.consumeKey(subject)).outcome).toBe('limited');
+    expect(await clientStats()).toEqual({});
+  });
+
+  it('when an account was refused by Redis, then the local answer keeps the refusing window and a shrinking Retry-After', async () => {
+    const subject = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 1000, perDay: 2 } };
+    for (let i = 0; i < 3; i++) await limiter.consumeKey(subject);
+    await server.resetStats();
+    const first = await limiter.consumeKey(subject);
+    const later = await limiter.consumeKey(subject, Date.now() + 5_000);
+    expect(await clientStats()).toEqual({});
+    expect(first).toMatchObject({ outcome: 'limited', binding: 'day' });
+    expect(later).toMatchObject({ outcome: 'limited', binding: 'day' });
+    if (first.outcome !== 'limited' || later.outcome !== 'limited') return;
+    expect(first.retryAfterMs - later.retryAfterMs).toBeGreaterThanOrEqual(4_900);
+  });
+
+  it('when a window frees, then the account goes back to Redis', async () => {
+    const subject = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 1, perDay: 10_000 } };
+    await limiter.consumeKey(subject);
+    await server.resetStats();
+    // Past the local block's end, the cache no longer answers: the script does (and Redis still refuses).
+    expect((await limiter.consumeKey(subject, Date.now() + 61_000)).outcome).toBe('limited');
+    expect((await clientStats())['evalsha']).toBe(1);
+  });
+});

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import type { Redis } from 'ioredis';
+import { TestRedis } from '../../test/helpers/redis-server';
+import { sleep, waitFor } from '../../test/helpers/ports';
+import { connectRedis } from '../src/redis';
+import { createLimiter, type Limiter, type LimitDecision } from '../src/limits';
+
+interface LogLine {
+  level: number;
+  msg: string;
+  err?: { message: string };
+}
+
+const WARN = 40;
+const INFO = 30;
+const ban = { threshold: 1000, seconds: 900 };
+let server: TestRedis;
+const clients: Redis[] = [];
+
+function memoryLogger() {
+  const lines: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+async function client(): Promise<Redis> {
+  const redis = await connectRedis(server.url, 300);
+  clients.push(redis);
+  return redis;
+}
+
+/** Sends requests back to back until stopped, timing each one; an exception is recorded, not thrown. */
+function traffic(limiter: Limiter, accountId: string) {
+  const durations: number[] = [];
+  const failures: unknown[] = [];
+  const decisions: LimitDecision[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const started = performance.now();
+      try {
+        decisions.push(await limiter.consumeKey({ accountId, keyId: 'k', quotas: { perMinute: 1_000_000, perDay: 10_000_000 } }));
+      } catch (err) {
+        failures.push(err);
+      }
+      durations.push(performance.now() - started);
+      await sleep(5);
+    }
+  })();
+  return {
+    durations,
+    failures,
+    decisions,
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
+}
+
+beforeAll(async () => {
+  server = await TestRedis.start();
+});
+
+afterAll(async () => {
+  for (const redis of clients) redis.disconnect();
+  await server.stop();
+});
+
+describe('Redis outage', () => {
+  it('when Redis stops under traffic and comes back, then no call waits or fails, limits hold in-process, and Redis takes over again', async () => {
+    const { logger, lines } = memoryLogger();
+    const modeChanges: boolean[] = [];
+    const limiter = createLimiter({ redis: await client(), logger, ban, onModeChange: (degraded) => modeChanges.push(degraded) });
+    const load = traffic(limiter, randomUUID());
+
+    await sleep(200);
+    expect(limiter.mode).toBe('redis');
+    await server.stop();
+    await sleep(1_500);
+
+    expect(limiter.degraded).toBe(true);
+    expect(limiter.mode).toBe('in-process (redis unavailable)');
+    // The same quotas apply in-process.
+    const during = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 3, perDay: 100 } };
+    const outcomes = [];
+    for (let i = 0; i < 4; i++) outcomes.push((await limiter.consumeKey(during)).outcome);
+    expect(outcomes).toEqual(['allowed', 'allowed', 'allowed', 'limited']);
+    expect((await limiter.consumeAnonymous('203.0.113.9', 1)).outcome).toBe('allowed');
+    expect((await limiter.consumeAnonymous('203.0.113.9', 1)).outcome).toBe('limited');
+
+    await server.start();
+    await waitFor(() => !limiter.degraded, 5_000, 'the limiter to return to Redis');
+    await sleep(100);
+    await load.stop();
+
+    expect(load.failures).toEqual([]);
+    expect(load.decisions.every((d) => d.outcome === 'allowed')).toBe(true);
+    expect(Math.max(...load.durations)).toBeLessThan(1_000);
+    expect(limiter.mode).toBe('redis');
+    expect(modeChanges).toEqual([true, false]);
+
+    // Back on Redis: what this limiter counts, another replica reads from Redis.
+    const after = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 5, perDay: 100 } };
+    await limiter.consumeKey(after);
+    await limiter.consumeKey(after);
+    const replica = createLimiter({ redis: await client(), logger: pino({ level: 'silent' }), ban });
+    const usage = await replica.usage(after.accountId, after.quotas);
+    expect(usage.find((w) => w.name === 'minute')?.remaining).toBe(3);
+    expect(replica.degraded).toBe(false);
+
+    const incidents = lines.filter((l) => l.level === WARN);
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]?.msg).toMatch(/Redis unavailable/);
+    expect(incidents[0]?.err?.message).toEqual(expect.any(String));
+    expect(lines.filter((l) => l.level === INFO && /Redis is back/.test(l.msg))).toHaveLength(1);
+
+    await Promise.all([limiter.close(), replica.close()]);
+  }, 20_000);
+
+  it('when Redis is down from the start, then the first requests are answered in-process at once', async () => {
+    await server.stop();
+    const redis = await connectRedis(server.url, 100);
+    clients.push(redis);
+    const limiter = createLimiter({ redis, logger: pino({ level: 'silent' }), ban });
+    const started = performance.now();
+    const decision = await limiter.consumeKey({ accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 1, perDay: 1 } });
+    expect(performance.now() - started).toBeLessThan(300);
+    expect(decision.outcome).toBe('allowed');
+    expect(limiter.degraded).toBe(true);
+
+    await server.start();
+    await waitFor(() => !limiter.degraded, 5_000, 'the limiter to reach Redis');
+    await limiter.close();
+  }, 20_000);
+});

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import type { Redis } from 'ioredis';
+import { TestRedis } from '../../test/helpers/redis-server';
+import { waitFor } from '../../test/helpers/ports';
+import { connectRedis } from '../src/redis';
+import { createLimiter } from '../src/limits';
+
+let server: TestRedis;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await TestRedis.start();
+  redis = await connectRedis(server.url, 300);
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+describe('slow Redis', () => {
+  it('when Redis is connected but does not answer, then requests are answered in-process within the deadline and Redis takes over once it answers again', async () => {
+    const limiter = createLimiter({ redis, logger: pino({ level: 'silent' }), ban: { threshold: null, seconds: 900 } });
+    const subject = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 100, perDay: 1000 } };
+    expect((await limiter.consumeKey(subject)).outcome).toBe('allowed');
+
+    // The connection stays open; Redis just holds every client's commands for 1.5 s.
+    await server.command('CLIENT', 'PAUSE', '1500', 'ALL');
+    const durations: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      expect((await limiter.consumeKey(subject)).outcome).toBe('allowed');
+      durations.push(performance.now() - started);
+    }
+    expect(limiter.degraded).toBe(true);
+    expect(Math.max(...durations)).toBeLessThan(400);
+
+    await waitFor(() => !limiter.degraded, 5_000, 'the limiter to return to Redis');
+    expect(limiter.mode).toBe('redis');
+    await limiter.close();
+  }, 15_000);
+});

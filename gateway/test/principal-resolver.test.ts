@@ -1,0 +1,319 @@
+import { AccountService } from '../src/accounts/account-service';
+import { StoreUnavailableError } from '../src/accounts/errors';
+import { MemoryAccountStore } from '../src/accounts/memory-account-store';
+import { PrincipalResolver } from '../src/accounts/principal-resolver';
+import { RedisAccountStore } from '../src/accounts/redis-account-store';
+import type { AccountStore, ApiKeyRecord } from '../src/accounts/types';
+import { generateApiKey, hashApiKey } from '../src/keys/api-key';
+import { MemoryLimiter } from '../src/limits/memory-limiter';
+import { waitFor } from '../../test/helpers/ports';
+import { TestRedis } from '../../test/helpers/redis-server';
+
+const limiter = () => new MemoryLimiter({ threshold: null, seconds: 900 });
+
+/** A real store that counts the calls made to it (and can be made to fail), so tests can tell a cache hit from a lookup. */
+function counted(store: AccountStore) {
+  const calls: string[] = [];
+  let failing = false;
+  let gate: Promise<void> | undefined;
+  const proxy = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || property === 'onChange' || property === 'close') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (...args: unknown[]) => {
+        calls.push(String(property));
+        if (gate) await gate;
+        if (failing) throw new StoreUnavailableError(new Error('store down (test)'));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return {
+    store: proxy,
+    calls,
+    fail: (on: boolean) => {
+      failing = on;
+    },
+    /** Holds every store call until the returned function is called. */
+    hold: () => {
+      let release!: () => void;
+      gate = new Promise((resolve) => (release = resolve));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+  };
+}
+
+async function withKey(service: AccountService, plan: 'free' | 'pro' | 'enterprise' = 'free', numbers: { perMinute?: number; perDay?: number } = {}) {
+  const account = await service.createAccount({ name: 'Test', plan, ...numbers });
+  const key = await service.createKey(account.id);
+  return { account, key };
+}
+
+describe('PrincipalResolver with the in-process store', () => {
+  let memory: MemoryAccountStore;
+  let spy: ReturnType<typeof counted>;
+  let service: AccountService;
+  let now: number;
+  let quotaChanges: (string | null)[];
+  let resolver: PrincipalResolver;
+
+  beforeEach(() => {
+    memory = new MemoryAccountStore();
+    spy = counted(memory);
+    service = new AccountService({ store: memory, limiter: limiter() });
+    now = 1_000_000;
+    quotaChanges = [];
+    resolver = new PrincipalResolver({ store: spy.store, now: () => now, onQuotaChange: (id) => quotaChanges.push(id) });
+  });
+
+  afterEach(() => resolver.close());
+
+  it('when a valid key is resolved, then the principal carries the key, the account and the plan quotas', async () => {
+    const { account, key } = await withKey(service, 'pro');
+    expect(await resolver.resolve(key.key)).toEqual({ keyId: key.id, accountId: account.id, quotas: { perMinute: 300, perDay: 10_000 } });
+  });
+
+  it('when a key was resolved once, then the second resolve makes no store call', async () => {
+    const { key } = await withKey(service);
+    await resolver.resolve(key.key);
+    const before = spy.calls.length;
+    expect(await resolver.resolve(key.key)).not.toBeNull();
+    expect(spy.calls.length).toBe(before);
+  });
+
+  it('when the key is malformed or mistyped, then null with no store call at all', async () => {
+    const { key } = await withKey(service);
+    const typo = key.key.slice(0, 15) + (key.key[15] === 'a' ? 'b' : 'a') + key.key.slice(16);
+    for (const candidate of ['', 'Bearer', 'ask_live_short', typo, `${key.key}x`, key.key.toUpperCase()]) {
+      expect(await resolver.resolve(candidate)).toBeNull();
+    }
+    expect(spy.calls).toEqual([]);
+  });
+
+  it('when a well-formed key is unknown, then null, remembered, and forgotten as soon as that key is added', async () => {
+    const key = generateApiKey();
+    expect(await resolver.resolve(key)).toBeNull();
+    expect(await resolver.resolve(key)).toBeNull();
+    expect(spy.calls).toEqual(['findKeyByHash']);
+    const account = await service.createAccount({ name: 'Late', plan: 'free' });
+    const record: ApiKeyRecord = { id: 'key_AAAAAAAAAAAAAAAAAAAA', accountId: account.id, hash: hashApiKey(key), createdAt: new Date().toISOString(), revokedAt: null };
+    await memory.addKey(record);
+    expect(await resolver.resolve(key)).toMatchObject({ keyId: record.id, accountId: account.id });
+  });
+
+  it('when a key is revoked, then it resolves to null at once', async () => {
+    const { key } = await withKey(service);
+    expect(await resolver.resolve(key.key)).not.toBeNull();
+    await service.revokeKey(key.id);
+    expect(await resolver.resolve(key.key)).toBeNull();
+  });
+
+  it('when an account has overrides, then they win over the plan, one number at a time', async () => {
+    const { account, key } = await withKey(service, 'pro');
+    await service.updateAccount(account.id, { perDay: 123_456 });
+    expect((await resolver.resolve(key.key))?.quotas).toEqual({ perMinute: 300, perDay: 123_456 });
+    const enterprise = await withKey(service, 'enterprise', { perMinute: 5_000, perDay: 900_000 });
+    expect((await resolver.resolve(enterprise.key.key))?.quotas).toEqual({ perMinute: 5_000, perDay: 900_000 });
+  });
+
+  it('when an account or a plan changes, then everything is forgotten and the limiter hook is told which account (or null)', async () => {
+    const { account, key } = await withKey(service, 'pro');
+    quotaChanges.length = 0;
+    await resolver.resolve(key.key);
+    await service.updateAccount(account.id, { perMinute: 42 });
+    expect(quotaChanges).toEqual([account.id]);
+    expect((await resolver.resolve(key.key))?.quotas.perMinute).toBe(42);
+    await service.setPlan('pro', { perMinute: 1, perDay: 7 });
+    expect(quotaChanges).toEqual([account.id, null]);
+    expect((await resolver.resolve(key.key))?.quotas).toEqual({ perMinute: 42, perDay: 7 });
+  });
+
+  it('when a key changes, then the limiter hook is not told (quotas did not change)', async () => {
+    const { key } = await withKey(service);
+    quotaChanges.length = 0;
+    await service.revokeKey(key.id);
+    expect(quotaChanges).toEqual([]);
+  });
+
+  it('when an entry is older than the safety-net expiry, then the store is asked again', async () => {
+    const { key } = await withKey(service);
+    await resolver.resolve(key.key);
+    const before = spy.calls.length;
+    now += 29_999;
+    await resolver.resolve(key.key);
+    expect(spy.calls.length).toBe(before);
+    now += 2;
+    await resolver.resolve(key.key);
+    expect(spy.calls.length).toBeGreaterThan(before);
+  });
+
+  it('when the store fails after an entry expired, then the expired answer is served; with nothing cached, the failure surfaces', async () => {
+    const { key } = await withKey(service);
+    const principal = await resolver.resolve(key.key);
+    now += 31_000;
+    spy.fail(true);
+    expect(await resolver.resolve(key.key)).toEqual(principal);
+    expect(resolver.stats.staleServed).toBe(1);
+    const callsAfterFailure = spy.calls.length;
+    now += 500;
+    expect(await resolver.resolve(key.key)).toEqual(principal); // within the retry pause: no store call
+    expect(spy.calls.length).toBe(callsAfterFailure);
+    await expect(resolver.resolve(generateApiKey())).rejects.toBeInstanceOf(StoreUnavailableError);
+    now += 300_000;
+    await expect(resolver.resolve(key.key)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('when many requests with one new key arrive together, then they share one lookup', async () => {
+    const { key } = await withKey(service);
+    spy.calls.length = 0;
+    const results = await Promise.all(Array.from({ length: 20 }, () => resolver.resolve(key.key)));
+    expect(new Set(results.map((r) => r?.keyId))).toEqual(new Set([key.id]));
+    expect(spy.calls).toEqual(['findKeyByHash', 'getAccount', 'getPlan']);
+  });
+
+  it('when a key is revoked while its lookup is under way, then the stale answer is not cached', async () => {
+    const { key } = await withKey(service);
+    const release = spy.hold();
+    const pending = resolver.resolve(key.key);
+    await memory.revokeKey(key.id, new Date().toISOString());
+    release();
+    await pending; // may still be the pre-revocation answer: it was read before the revocation
+    expect(await resolver.resolve(key.key)).toBeNull();
+  });
+
+  it('when the store does not answer, then the lookup fails as unavailable after the lookup deadline', async () => {
+    const slow = new PrincipalResolver({ store: spy.store, lookupTimeoutMs: 100 });
+    const release = spy.hold();
+    const started = Date.now();
+    await expect(slow.resolve(generateApiKey())).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(Date.now() - started).toBeLessThan(500);
+    release();
+    slow.close();
+  });
+
+  it('when more keys than maxEntries are seen, then the oldest entries are evicted', async () => {
+    const small = new PrincipalResolver({ store: spy.store, maxEntries: 3 });
+    for (let i = 0; i < 10; i++) await small.resolve(generateApiKey());
+    expect(small.size).toBe(3);
+    small.close();
+  });
+});
+
+describe('PrincipalResolver across two Redis-backed replicas', () => {
+  let redis: TestRedis;
+  let storeA: RedisAccountStore;
+  let storeB: RedisAccountStore;
+  let resolverA: PrincipalResolver;
+  let resolverB: PrincipalResolver;
+  let service: AccountService;
+  let heardA: number;
+  let heardB: number;
+
+  beforeAll(async () => {
+    redis = await TestRedis.start();
+  });
+
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  beforeEach(async () => {
+    await redis.flushAll();
+    storeA = await RedisAccountStore.connect(redis.url);
+    storeB = await RedisAccountStore.connect(redis.url);
+    await Promise.all([storeA.whenSubscribed(), storeB.whenSubscribed()]);
+    resolverA = new PrincipalResolver({ store: storeA });
+    resolverB = new PrincipalResolver({ store: storeB });
+    service = new AccountService({ store: storeA, limiter: limiter() });
+    heardA = heardB = 0;
+    storeA.onChange(() => heardA++);
+    storeB.onChange(() => heardB++);
+  });
+
+  /**
+   * An account and a key, once both replicas have heard of their creation: otherwise those
+   * events, still on their way, would empty a cache the test has just filled.
+   */
+  async function replicatedKey(plan: 'free' | 'pro' = 'free') {
+    const created = await withKey(service, plan);
+    await waitFor(() => heardA >= 2 && heardB >= 2, 1_000, 'the creation events');
+    return created;
+  }
+
+  afterEach(async () => {
+    resolverA.close();
+    resolverB.close();
+    await storeA.close();
+    await storeB.close();
+  });
+
+  /** Polls both replicas until `done` holds for both; returns how long it took. */
+  async function timeUntil(done: (a: Awaited<ReturnType<PrincipalResolver['resolve']>>) => boolean, key: string): Promise<number> {
+    const started = Date.now();
+    await waitFor(async () => done(await resolverA.resolve(key)) && done(await resolverB.resolve(key)), 2_000, 'both replicas');
+    return Date.now() - started;
+  }
+
+  it('when a key is revoked through one replica, then both refuse it within 1 s', async () => {
+    const { key } = await replicatedKey();
+    expect(await resolverA.resolve(key.key)).not.toBeNull();
+    expect(await resolverB.resolve(key.key)).not.toBeNull();
+    await service.revokeKey(key.id);
+    expect(await timeUntil((principal) => principal === null, key.key)).toBeLessThan(1_000);
+  });
+
+  it('when a plan changes through one replica, then both apply the new quotas within 1 s', async () => {
+    const { key } = await replicatedKey('pro');
+    expect((await resolverA.resolve(key.key))?.quotas).toEqual({ perMinute: 300, perDay: 10_000 });
+    expect((await resolverB.resolve(key.key))?.quotas).toEqual({ perMinute: 300, perDay: 10_000 });
+    await service.setPlan('pro', { perMinute: 450, perDay: 12_000 });
+    const took = await timeUntil((principal) => principal?.quotas.perMinute === 450 && principal.quotas.perDay === 12_000, key.key);
+    expect(took).toBeLessThan(1_000);
+  });
+
+  it('when an account override changes through one replica, then both apply it within 1 s', async () => {
+    const { account, key } = await replicatedKey('free');
+    await resolverA.resolve(key.key);
+    await resolverB.resolve(key.key);
+    await service.updateAccount(account.id, { perMinute: 7 });
+    expect(await timeUntil((principal) => principal?.quotas.perMinute === 7, key.key)).toBeLessThan(1_000);
+  });
+
+  it('when a key is malformed, then Redis receives no command at all', async () => {
+    const { key } = await replicatedKey();
+    await redis.resetStats();
+    for (const candidate of ['nope', 'ask_live_', `${key.key.slice(0, -1)}${key.key.endsWith('0') ? '1' : '0'}`]) {
+      expect(await resolverA.resolve(candidate)).toBeNull();
+    }
+    expect(commandsBesidesStats(await redis.commandStats())).toEqual({});
+  });
+
+  it('when a key is cached, then resolving it again sends Redis no command', async () => {
+    const { key } = await replicatedKey();
+    await resolverA.resolve(key.key);
+    await redis.resetStats();
+    expect(await resolverA.resolve(key.key)).not.toBeNull();
+    expect(commandsBesidesStats(await redis.commandStats())).toEqual({});
+  });
+
+  it('when Redis goes away, then a replica keeps serving cached keys; when it returns (empty), the reset makes the replica re-read', async () => {
+    const { key } = await replicatedKey();
+    await resolverB.resolve(key.key);
+    await redis.stop();
+    expect(await resolverB.resolve(key.key)).not.toBeNull();
+    await redis.start(); // no persistence: the key is gone, which only a re-read can notice
+    await waitFor(async () => (await resolverB.resolve(key.key)) === null, 5_000, 'replica B to re-read after the reconnect');
+  });
+});
+
+/** The stats include the stats calls themselves. */
+function commandsBesidesStats(stats: Record<string, number>): Record<string, number> {
+  const rest = { ...stats };
+  for (const name of Object.keys(rest)) if (name === 'info' || name.startsWith('config')) delete rest[name];
+  return rest;
+}

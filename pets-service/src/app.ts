@@ -1,0 +1,36 @@
+import express, { type Express } from 'express';
+import { errorHandler, notFoundHandler } from '../../shared/src/errors';
+import { httpLogger, type Logger } from '../../shared/src/logger';
+import { requestId } from '../../shared/src/request-id';
+import { authenticateInternalToken } from './http/authenticate';
+import { createCursorCodec } from './http/cursor';
+import { getPetDeprecationHeaders } from './http/deprecation';
+import { petsRoutes } from './http/pets-routes';
+import { translateRoutingErrors } from './http/routing-errors';
+import type { PetService } from './pets/pet-service';
+
+export interface AppDeps {
+  readonly service: PetService;
+  readonly logger: Logger;
+  /** Verifies internal tokens; the list-cursor key is derived from it as well. */
+  readonly internalTokenSecret: string;
+}
+
+/** The HTTP application, without listening: main.ts and the tests decide where it runs. */
+export function createApp({ service, logger, internalTokenSecret }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.use(requestId);
+  app.use(httpLogger(logger));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.use(getPetDeprecationHeaders);
+  app.use(authenticateInternalToken(internalTokenSecret));
+  app.use(petsRoutes({ service, cursors: createCursorCodec(internalTokenSecret) }));
+  app.use(notFoundHandler);
+  app.use(translateRoutingErrors);
+  app.use(errorHandler(logger));
+  return app;
+}

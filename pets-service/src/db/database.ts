@@ -1,0 +1,32 @@
+import Database from 'better-sqlite3';
+import { migrate, type MigrationResult } from './migrations';
+
+/**
+ * How long a statement waits for another connection's write lock before SQLITE_BUSY.
+ * better-sqlite3 is synchronous, so this wait blocks the event loop: keep it short and
+ * answer 503 instead (see docs/adr/0002-sqlite-durability.md).
+ */
+export const BUSY_TIMEOUT_MS = 100;
+
+export interface OpenedDatabase {
+  readonly db: Database.Database;
+  readonly migration: MigrationResult;
+}
+
+/** Opens (creating if needed) the pets database, sets its durability pragmas and migrates it. */
+export function openDatabase(file: string): OpenedDatabase {
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    // WAL: readers never wait for the writer, and a commit appends instead of rewriting pages.
+    db.pragma('journal_mode = WAL');
+    // FULL: every commit is fsynced before the 201 goes out, so an acknowledged pet survives
+    // power loss too, not only a crash of the process (which NORMAL would already survive).
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    const migration = migrate(db);
+    return { db, migration };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

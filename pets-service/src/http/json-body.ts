@@ -1,0 +1,54 @@
+import express, { type RequestHandler } from 'express';
+import { ApiError } from '../../../shared/src/errors';
+
+export const MAX_BODY_BYTES = 16 * 1024;
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8']);
+
+/**
+ * Refuses anything but `application/json` before a single byte of the body is read.
+ * Parameters are allowed; a charset other than UTF-8 is not, since JSON on the wire is UTF-8.
+ */
+export const requireJsonContentType: RequestHandler = (req, _res, next) => {
+  const header = req.headers['content-type'];
+  if (header === undefined || header.trim() === '') {
+    throw new ApiError('unsupported_media_type', 'Content-Type is missing; send application/json.');
+  }
+  const [type = '', ...parameters] = header.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') {
+    throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');
+  }
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=', 2);
+    const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (name.trim().toLowerCase() === 'charset' && !UTF8_CHARSETS.has(charset)) {
+      throw new ApiError('unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
+    }
+  }
+  next();
+};
+
+/**
+ * Reads the raw bytes (413 past the limit, mapped by the shared error handler) and leaves
+ * parsing to `parseJsonBody`: body-parser's JSON parser would turn an empty body into `{}`,
+ * which must be reported as a missing body instead.
+ */
+export const readRawBody: RequestHandler = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The JSON value of a body read by `readRawBody`; throws the client-facing error otherwise. */
+export function parseJsonBody(raw: unknown): unknown {
+  const bytes = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new ApiError('malformed_json', 'The request body is not valid UTF-8.');
+  }
+  if (text.trim() === '') throw new ApiError('invalid_body', 'A request body is required: a JSON object describing the pet.');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError('malformed_json', 'The request body is not valid JSON.');
+  }
+}

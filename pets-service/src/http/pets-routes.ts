@@ -1,0 +1,56 @@
+import { Router, type Request } from 'express';
+import { methodNotAllowed } from '../../../shared/src/errors';
+import type { NewPet } from '../../../shared/src/pets';
+import { createValidator, parameterSchemaOf, schemaOf } from '../../../shared/src/validation';
+import type { PetService } from '../pets/pet-service';
+import type { CursorCodec } from './cursor';
+import { integerOrText } from './integer-text';
+import { parseJsonBody, readRawBody, requireJsonContentType } from './json-body';
+import { parseListQuery, type ListQuery } from './list-query';
+import { publicOrigin, publicPathPrefix } from './public-address';
+
+const validateNewPet = createValidator<Required<NewPet>>(schemaOf('NewPet'), 'invalid_body', 'body');
+const validatePetId = createValidator<number>(parameterSchemaOf('petId'), 'invalid_parameter', 'petId');
+
+export interface PetsRoutesDeps {
+  readonly service: PetService;
+  readonly cursors: CursorCodec;
+}
+
+/** HTTP in, HTTP out: every rule lives in the validators and the service. */
+export function petsRoutes({ service, cursors }: PetsRoutesDeps): Router {
+  const router = Router();
+
+  router
+    .route('/pets')
+    .get((req, res) => {
+      const query = parseListQuery(req, cursors);
+      const page = service.listPets(query);
+      const last = page.pets.at(-1);
+      if (page.hasMore && last) res.setHeader('Link', `<${nextPageUrl(req, query, cursors.encode(last.id))}>; rel="next"`);
+      res.json(page.pets);
+    })
+    .post(requireJsonContentType, readRawBody, (req, res) => {
+      const pet = service.createPet(validateNewPet(parseJsonBody(req.body)));
+      res.status(201).location(`${publicPathPrefix(req)}/pets/${pet.id}`).json(pet);
+    })
+    .all(methodNotAllowed(['GET', 'POST']));
+
+  router
+    .route('/pets/:petId')
+    .get((req, res) => {
+      res.json(service.getPet(validatePetId(integerOrText(String(req.params.petId)))));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  return router;
+}
+
+/** The same listing as the client asked for, on the address it used, one page further. */
+function nextPageUrl(req: Request, query: ListQuery, cursor: string): string {
+  const params = new URLSearchParams();
+  if (query.chosen.limit !== undefined) params.set('limit', String(query.chosen.limit));
+  if (query.chosen.status !== undefined) params.set('status', query.chosen.status);
+  params.set('cursor', cursor);
+  return `${publicOrigin(req) ?? ''}${publicPathPrefix(req)}/pets?${params.toString()}`;
+}
