@@ -52,7 +52,8 @@ export function proxyToPets({ target, timeoutMs, trustForwarded, logger, onUpstr
           res.destroy();
           return;
         }
-        if (res.headersSent || req.destroyed) {
+        // (Not req.destroyed: a request whose body was fully read is destroyed too.)
+        if (res.headersSent || res.destroyed || req.socket.destroyed) {
           // Too late for an Error body: cut the response so the client sees it is incomplete.
           res.destroy();
           return;

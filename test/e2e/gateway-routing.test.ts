@@ -1,0 +1,132 @@
+import { openApiDocument } from '../../shared/src/openapi';
+import { ERROR_CODES } from '../../shared/src/errors';
+import { createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
+
+let system: SystemHandle;
+let url: string;
+let auth: { authorization: string };
+
+beforeAll(async () => {
+  system = await startSystem();
+  url = system.gateways[0]!.url;
+  const { key } = await createAccountWithKey(system.gateways[0]!.adminUrl, { plan: 'business' });
+  auth = { authorization: `Bearer ${key}` };
+});
+afterAll(() => system?.stop());
+
+async function errorOf(response: Response): Promise<{ code: string; status: number; message: string }> {
+  const body = (await response.json()) as { code: string; status: number; message: string };
+  expect(body.status).toBe(response.status);
+  expect(typeof body.message).toBe('string');
+  return body;
+}
+
+describe('gateway routing', () => {
+  it('when a client lists, creates and fetches pets, then each operation reaches the pets-service', async () => {
+    const created = await fetch(`${url}/v1/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 3 }),
+    });
+    expect(created.status).toBe(201);
+    const pet = (await created.json()) as { id: number };
+    expect(created.headers.get('location')).toBe(`/v1/pets/${pet.id}`);
+
+    const fetched = await fetch(`${url}/v1/pets/${pet.id}`, { headers: auth });
+    expect(fetched.status).toBe(200);
+    expect(await fetched.json()).toEqual({ id: pet.id, name: 'Rex', categoryId: 3, status: 'available' });
+
+    const listed = await fetch(`${url}/v1/pets?status=available`, { headers: auth });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual(expect.arrayContaining([expect.objectContaining({ id: pet.id })]));
+  });
+
+  it('when more pets exist than a page holds, then the Link header is built on the address the client used', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      await fetch(`${url}/v1/pets`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `p${i}`, categoryId: 1 }),
+      });
+    }
+    const page = await fetch(`${url}/v1/pets?limit=1`, { headers: auth });
+    const link = page.headers.get('link');
+    expect(link).toMatch(new RegExp(`^<${url.replace(/[.]/g, '\\.')}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
+    const next = await fetch(/<([^>]+)>/.exec(link!)![1]!, { headers: auth });
+    expect(next.status).toBe(200);
+  });
+
+  it('when the store section is called with a key, then 501 not_implemented', async () => {
+    const response = await fetch(`${url}/v1/store/orders`, { headers: auth });
+    expect(response.status).toBe(501);
+    expect((await errorOf(response)).code).toBe('not_implemented');
+  });
+
+  it('when the store section is called without a key, then authentication comes first: 401', async () => {
+    expect((await fetch(`${url}/v1/store/orders`)).status).toBe(401);
+  });
+
+  it('when the path is unknown, then 404 not_found', async () => {
+    for (const path of ['/v1/nope', '/v1/pets/1/extra', '/v2/pets', '/']) {
+      const response = await fetch(`${url}${path}`, { headers: auth });
+      expect(response.status).toBe(404);
+      expect((await errorOf(response)).code).toBe('not_found');
+    }
+  });
+
+  it('when the method is wrong on a known path, then 405 with Allow', async () => {
+    const del = await fetch(`${url}/v1/pets`, { method: 'DELETE', headers: auth });
+    expect(del.status).toBe(405);
+    expect(del.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect((await errorOf(del)).code).toBe('method_not_allowed');
+
+    const put = await fetch(`${url}/v1/pets/1`, { method: 'PUT', headers: auth });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('when getPet answers anything, gateway errors included, then it carries the deprecation headers', async () => {
+    for (const [path, headers, status] of [
+      ['/v1/pets/1', auth, 200],
+      ['/v1/pets/999999', auth, 404],
+      ['/v1/pets/abc', auth, 400],
+      ['/v1/pets/1', {}, 401],
+    ] as const) {
+      const response = await fetch(`${url}${path}`, { headers });
+      expect(response.status).toBe(status);
+      expect(response.headers.get('deprecation')).toMatch(/^@\d+$/);
+      expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+      expect(response.headers.get('link')).toBe('</v1/pets>; rel="successor-version"');
+    }
+  });
+
+  it('when the client sends a usable X-Request-Id, then it is echoed; otherwise a new one is made', async () => {
+    const kept = await fetch(`${url}/v1/pets`, { headers: { ...auth, 'x-request-id': 'trace-123:abc' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-123:abc');
+    const replaced = await fetch(`${url}/v1/pets`, { headers: { ...auth, 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('when the interface description is fetched without a key, then it is the OpenAPI 3.1 document', async () => {
+    const response = await fetch(`${url}/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
+    const document = (await response.json()) as typeof openApiDocument;
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    expect(document.paths['/pets/{petId}'].get.deprecated).toBe(true);
+    expect(document.components.schemas.Error.properties.code.enum).toEqual(ERROR_CODES);
+  });
+
+  it('when /docs is opened, then a human-readable page is served', async () => {
+    const response = await fetch(`${url}/docs/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await response.text()).toMatch(/swagger/i);
+  });
+
+  it('when the admin API is called on the public port, then it is not there', async () => {
+    const response = await fetch(`${url}/admin/plans`, { headers: { authorization: 'Bearer whatever' } });
+    expect(response.status).toBe(404);
+  });
+});

@@ -1,0 +1,126 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
+import jwt from 'jsonwebtoken';
+import { freePort } from '../helpers/ports';
+import { createAccountWithKey, startSystem, TEST_SECRET, type GatewayHandle, type SystemHandle } from '../helpers/system';
+
+/** A real upstream HTTP server that records what the gateway sends it. */
+function recordingUpstream(seen: Array<{ url: string; headers: IncomingHttpHeaders; body: string }>): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      seen.push({ url: req.url ?? '', headers: req.headers, body });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    resolve({ server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });
+  }));
+}
+
+describe('the gateway in front of its upstream', () => {
+  let system: SystemHandle;
+  const seen: Array<{ url: string; headers: IncomingHttpHeaders; body: string }> = [];
+  let recorder: { server: Server; url: string };
+  let silent: TcpServer;
+  let silentPort: number;
+  let resetting: TcpServer;
+  let resettingPort: number;
+
+  beforeAll(async () => {
+    recorder = await recordingUpstream(seen);
+    // Accepts connections and never answers: a pets-service that hangs.
+    silent = createTcpServer(() => undefined);
+    silentPort = await freePort();
+    await new Promise<void>((resolve) => silent.listen(silentPort, '127.0.0.1', resolve));
+    // Accepts and resets every connection.
+    resetting = createTcpServer((socket) => socket.resetAndDestroy());
+    resettingPort = await freePort();
+    await new Promise<void>((resolve) => resetting.listen(resettingPort, '127.0.0.1', resolve));
+    system = await startSystem({ gatewayEnv: { UPSTREAM_TIMEOUT_MS: '400' } });
+  });
+
+  let recorded: GatewayHandle | undefined;
+  async function recordedGateway(): Promise<GatewayHandle> {
+    recorded ??= await system.startGateway({ PETS_URL: recorder.url });
+    return recorded;
+  }
+
+  afterAll(async () => {
+    await system?.stop();
+    recorder?.server.close();
+    silent?.close();
+    resetting?.close();
+  });
+
+  it("when a request is proxied, then the client's key is replaced by an internal token naming the account", async () => {
+    const gateway = await recordedGateway();
+    const { key, accountId } = await createAccountWithKey(gateway.adminUrl);
+    const response = await fetch(`${gateway.url}/v1/pets?limit=5`, {
+      headers: { authorization: `Bearer ${key}`, 'x-request-id': 'req-42', 'x-forwarded-for': '203.0.113.9' },
+    });
+    expect(response.status).toBe(200);
+
+    const forwarded = seen.at(-1)!;
+    expect(forwarded.url).toBe('/pets?limit=5');
+    expect(JSON.stringify(forwarded.headers)).not.toContain(key);
+    const token = String(forwarded.headers.authorization).replace(/^Bearer /, '');
+    const claims = jwt.verify(token, TEST_SECRET, { algorithms: ['HS256'], audience: 'pets-service', issuer: 'gateway' }) as jwt.JwtPayload;
+    expect(claims.sub).toBe(accountId);
+    expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(300);
+    expect(forwarded.headers['x-request-id']).toBe('req-42');
+    // TRUST_PROXY is unset: the client's X-Forwarded-For is not believed, the socket address is used.
+    expect(forwarded.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(forwarded.headers['x-forwarded-proto']).toBe('http');
+    expect(forwarded.headers['x-forwarded-host']).toBe(new URL(gateway.url).host);
+    expect(forwarded.headers['x-forwarded-prefix']).toBe('/v1');
+  });
+
+  it('when a body is sent, then it reaches the upstream byte for byte', async () => {
+    const gateway = await recordedGateway();
+    const { key } = await createAccountWithKey(gateway.adminUrl);
+    const body = '{"name":"Ünïcødé 🐶","categoryId":1,  "status":"sold"}';
+    await fetch(`${gateway.url}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    expect(seen.at(-1)!.body).toBe(body);
+  });
+
+  it('when the upstream refuses connections, then 502 bad_gateway in the Error shape with rate-limit headers', async () => {
+    const gateway = await system.startGateway({ PETS_URL: `http://127.0.0.1:${await freePort()}` });
+    const { key } = await createAccountWithKey(gateway.adminUrl);
+    const response = await fetch(`${gateway.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(502);
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('59');
+    expect(await response.json()).toEqual({ code: 'bad_gateway', message: expect.any(String), status: 502 });
+  });
+
+  it('when the upstream resets the connection, then 502 bad_gateway', async () => {
+    const gateway = await system.startGateway({ PETS_URL: `http://127.0.0.1:${resettingPort}` });
+    const { key } = await createAccountWithKey(gateway.adminUrl);
+    const response = await fetch(`${gateway.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(502);
+    expect(((await response.json()) as { code: string }).code).toBe('bad_gateway');
+  });
+
+  it('when the upstream is slower than UPSTREAM_TIMEOUT_MS, then 504 gateway_timeout after about that long', async () => {
+    const gateway = await system.startGateway({ PETS_URL: `http://127.0.0.1:${silentPort}` });
+    const { key } = await createAccountWithKey(gateway.adminUrl);
+    const started = Date.now();
+    const response = await fetch(`${gateway.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+    const elapsed = Date.now() - started;
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual({ code: 'gateway_timeout', message: expect.any(String), status: 504 });
+    expect(elapsed).toBeGreaterThanOrEqual(350);
+    expect(elapsed).toBeLessThan(5_000);
+  });
+
+  it('when the pets-service is stopped, then the real gateway answers 502', async () => {
+    const gateway = system.gateways[0]!;
+    const { key } = await createAccountWithKey(gateway.adminUrl);
+    expect((await fetch(`${gateway.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    await system.pets.stop();
+    const response = await fetch(`${gateway.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(502);
+  });
+});
