@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, waitFor } from '../helpers/ports';
+import { COMPILED, ServiceProcess } from '../helpers/processes';
+
+describe('first run: npm start with nothing configured', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'first-run-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('when started, then both processes run, a demo key and a curl line are printed, and the key works; SIGTERM stops both', async () => {
+    const [port, adminPort, petsPort] = [await freePort(), await freePort(), await freePort()];
+    const system = ServiceProcess.spawn(COMPILED.start, {
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      PETS_PORT: String(petsPort),
+      PETS_URL: `http://127.0.0.1:${petsPort}`,
+      PETS_DB_PATH: path.join(dir, 'pets.db'),
+    });
+    try {
+      await waitFor(() => /curl .*\/v1\/pets/.test(system.output), 20_000, 'the demo curl line');
+      const key = /demo API key (ask_live_\w+)/.exec(system.output)?.[1];
+      expect(key).toBeDefined();
+      expect(system.output).toContain(`curl -i -H "Authorization: Bearer ${key}" http://localhost:${port}/v1/pets`);
+      expect(system.output).toMatch(/REDIS_URL is not set/);
+      const adminToken = /export ADMIN_TOKEN=(\S+)/.exec(system.output)?.[1];
+      expect(adminToken).toBeDefined();
+
+      const auth = { authorization: `Bearer ${key}` };
+      const created = await fetch(`http://localhost:${port}/v1/pets`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: number };
+      expect((await fetch(`http://localhost:${port}/v1/pets/${id}`, { headers: auth })).status).toBe(200);
+      const listed = await fetch(`http://localhost:${port}/v1/pets`, { headers: auth });
+      expect(listed.headers.get('x-ratelimit-limit')).toBe('60');
+      expect(((await listed.json()) as unknown[]).length).toBe(1);
+
+      const plans = await fetch(`http://127.0.0.1:${adminPort}/admin/plans`, { headers: { authorization: `Bearer ${adminToken}` } });
+      expect(plans.status).toBe(200);
+    } finally {
+      expect(await system.stop('SIGTERM')).toBe(0);
+    }
+    await expect(fetch(`http://127.0.0.1:${petsPort}/healthz`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('production start without secrets', () => {
+  it('when NODE_ENV=production lacks ADMIN_TOKEN and INTERNAL_JWT_SECRET, then the gateway refuses to start naming both', async () => {
+    const gateway = ServiceProcess.spawn(COMPILED.gateway, { NODE_ENV: 'production', PORT: String(await freePort()) });
+    expect(await gateway.waitForExit()).toBe(1);
+    expect(gateway.output).toContain('ADMIN_TOKEN is required when NODE_ENV=production');
+    expect(gateway.output).toContain('INTERNAL_JWT_SECRET is required when NODE_ENV=production');
+  });
+
+  it('when NODE_ENV=production lacks INTERNAL_JWT_SECRET, then the pets-service refuses to start naming it', async () => {
+    const pets = ServiceProcess.spawn(COMPILED.pets, { NODE_ENV: 'production', PETS_PORT: String(await freePort()) });
+    expect(await pets.waitForExit()).toBe(1);
+    expect(pets.output).toContain('INTERNAL_JWT_SECRET');
+  });
+
+  it('when a variable is malformed, then the gateway refuses to start naming it', async () => {
+    const gateway = ServiceProcess.spawn(COMPILED.gateway, { PORT: 'http', UPSTREAM_TIMEOUT_MS: 'soon', INTERNAL_JWT_SECRET: 'x'.repeat(32) });
+    expect(await gateway.waitForExit()).toBe(1);
+    expect(gateway.output).toMatch(/PORT must be/);
+    expect(gateway.output).toMatch(/UPSTREAM_TIMEOUT_MS must be/);
+  });
+});
