@@ -18,7 +18,14 @@ function main(): void {
     logger.warn('INTERNAL_JWT_SECRET is not set: using the generated development secret shared with the local gateway');
   }
 
-  const { db, migration } = openDatabase(config.dbPath);
+  let opened: ReturnType<typeof openDatabase>;
+  try {
+    opened = openDatabase(config.dbPath);
+  } catch (error) {
+    logger.fatal({ err: error, file: config.dbPath }, 'pets-service cannot open its database');
+    process.exit(1);
+  }
+  const { db, migration } = opened;
   if (migration.applied > 0) logger.info({ file: config.dbPath, ...migration }, 'database migrated');
 
   const app = createApp({

@@ -69,7 +69,7 @@ export function verifyInternalToken(token: string, secret: string): InternalClai
 
 function checkClaims(payload: string | jwt.JwtPayload): InternalClaims {
   if (typeof payload === 'string') throw new InvalidInternalToken('token payload is not an object');
-  const { iss, sub, aud, iat, exp } = payload;
+  const { iss, sub, iat, exp } = payload;
   if (typeof iss !== 'string' || !ACCEPTED_ISSUER.test(iss)) throw new InvalidInternalToken('issuer not accepted');
   if (typeof sub !== 'string' || sub.length === 0) throw new InvalidInternalToken('subject missing');
   if (typeof exp !== 'number') throw new InvalidInternalToken('expiry missing');
