@@ -6,7 +6,6 @@ import { authenticateInternalToken } from './http/authenticate';
 import { createCursorCodec } from './http/cursor';
 import { getPetDeprecationHeaders } from './http/deprecation';
 import { petsRoutes } from './http/pets-routes';
-import { translateRoutingErrors } from './http/routing-errors';
 import type { PetService } from './pets/pet-service';
 
 export interface AppDeps {
@@ -30,7 +29,6 @@ export function createApp({ service, logger, internalTokenSecret }: AppDeps): Ex
   app.use(authenticateInternalToken(internalTokenSecret));
   app.use(petsRoutes({ service, cursors: createCursorCodec(internalTokenSecret) }));
   app.use(notFoundHandler);
-  app.use(translateRoutingErrors);
   app.use(errorHandler(logger));
   return app;
 }

@@ -34,6 +34,10 @@ function main(): void {
     internalTokenSecret: config.internalJwtSecret,
   });
   const server = createServer(app);
+  // The gateway keeps connections open for reuse (closing idle ones after 30 s); outlasting it
+  // avoids the race where both ends close and reuse one connection at the same moment (a 502).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
 
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'pets-service cannot listen');

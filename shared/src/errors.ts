@@ -80,6 +80,14 @@ function fromBodyParser(err: unknown): ApiError | undefined {
   }
 }
 
+/** The router throws a URIError (status 400) on bad percent-encoding in the path, e.g. `/pets/%E0`. */
+function fromRouter(err: unknown): ApiError | undefined {
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
+    return new ApiError('invalid_parameter', 'The path holds invalid percent-encoding.');
+  }
+  return undefined;
+}
+
 /**
  * The one error handler of both services: client errors in the Error shape,
  * anything unexpected logged with its stack and answered with a generic 500.
@@ -90,7 +98,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    const known = err instanceof ApiError ? err : fromBodyParser(err);
+    const known = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromRouter(err));
     if (known) {
       sendError(res, known);
       return;

@@ -90,6 +90,7 @@ describe('gateway routing', () => {
       ['/v1/pets/1', auth, 200],
       ['/v1/pets/999999', auth, 404],
       ['/v1/pets/abc', auth, 400],
+      ['/v1/pets/%E0', auth, 400],
       ['/v1/pets/1', {}, 401],
     ] as const) {
       const response = await fetch(`${url}${path}`, { headers });

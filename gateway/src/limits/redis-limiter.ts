@@ -105,7 +105,7 @@ export class RedisLimiter implements Limiter {
     const raw = await this.call(() => this.client.rlGatewayUsage(this.minuteKey(accountId), this.dayKey(accountId)), 'rate limit usage');
     const at = now ?? Date.now();
     const reply = parseUsageReply(raw);
-    return accountWindows(quotas, { minuteCount: reply.minute, minuteResetAtMs: at + reply.minuteTtlMs, dayCount: reply.day, dayResetAtMs: at + reply.dayTtlMs });
+    return accountWindows(quotas, { minuteCount: reply.minute, minuteResetAtMs: at + reply.minuteTtlMs, dayCount: reply.day, dayResetAtMs: dayEndMs(at, reply.dayTtlMs) });
   }
 
   async liftBan(keyId: string): Promise<void> {
@@ -167,7 +167,7 @@ export class RedisLimiter implements Limiter {
       minuteCount: reply.minute,
       minuteResetAtMs: now + reply.minuteTtlMs,
       dayCount: reply.day,
-      dayResetAtMs: now + reply.dayTtlMs,
+      dayResetAtMs: dayEndMs(now, reply.dayTtlMs),
     });
 
     if (reply.status === 'banned') {
@@ -178,7 +178,7 @@ export class RedisLimiter implements Limiter {
 
     if (reply.status === 'limited') {
       const binding = reply.binding;
-      const untilMs = binding === 'minute' ? now + reply.minuteTtlMs : now + reply.dayTtlMs;
+      const untilMs = binding === 'minute' ? now + reply.minuteTtlMs : dayEndMs(now, reply.dayTtlMs);
       this.blocked.set(accountId, { untilMs, binding, windows, quotas });
       this.keys.set(keyId, { rejections: reply.rejections, rejectionsResetAtMs: now + reply.rejectionsTtlMs, bannedUntilMs: 0, windows });
       return { outcome: 'limited', windows, binding, retryAfterMs: untilMs - now };
@@ -212,6 +212,16 @@ export class RedisLimiter implements Limiter {
   private rejectionsKey(keyId: string): string {
     return `${this.prefix}:key:${keyId}:rejections`;
   }
+}
+
+/**
+ * When the day window ends on our clock. It ends at 00:00 UTC, a whole second; Redis measured the
+ * TTL with its clock before we read ours, so `now + ttl` lands a millisecond or so past it, which
+ * the headers' rounding up would turn into 00:00:01. The nearest whole second removes that jitter
+ * and still follows Redis's idea of which day it is.
+ */
+function dayEndMs(now: number, dayTtlMs: number): number {
+  return Math.round((now + dayTtlMs) / 1000) * 1000;
 }
 
 /** Registered on the client (idempotent), so calls go out as EVALSHA and ioredis reloads them after a Redis restart. */

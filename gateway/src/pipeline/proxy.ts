@@ -20,7 +20,8 @@ const PUBLIC_PREFIX = '/v1';
 
 /** A keep-alive agent: without one, http-proxy opens a new upstream connection per request. */
 export function upstreamAgent(target: string): http.Agent {
-  const options = { keepAlive: true, maxSockets: 512, maxFreeSockets: 64, keepAliveMsecs: 1_000 };
+  // Idle connections close after 30 s, well before the pets-service's 65 s keep-alive timeout.
+  const options = { keepAlive: true, maxSockets: 512, maxFreeSockets: 64, keepAliveMsecs: 1_000, timeout: 30_000 };
   return target.startsWith('https:') ? new https.Agent(options) : new http.Agent(options);
 }
 
