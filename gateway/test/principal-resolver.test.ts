@@ -1,5 +1,5 @@
 import { AccountService } from '../src/accounts/account-service';
-import { StoreUnavailableError } from '../src/accounts/errors';
+import { StoreUnavailableError } from '../src/store-errors';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
@@ -25,7 +25,7 @@ function counted(store: AccountStore) {
       return async (...args: unknown[]) => {
         calls.push(String(property));
         if (gate) await gate;
-        if (failing) throw new StoreUnavailableError(new Error('store down (test)'));
+        if (failing) throw new StoreUnavailableError('store down (test)');
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },

@@ -1,5 +1,5 @@
 import { hashApiKey, parseApiKey, sameHash } from '../keys/api-key';
-import { StoreUnavailableError } from './errors';
+import { withDeadline } from '../store-errors';
 import type { AccountStore, ChangeEvent, Principal } from './types';
 
 export interface PrincipalResolverOptions {
@@ -117,7 +117,7 @@ export class PrincipalResolver {
     const generation = this.generation;
     let principal: Principal | null;
     try {
-      principal = await this.withDeadline(this.lookup(hash));
+      principal = await withDeadline(this.lookup(hash), this.lookupTimeoutMs, 'key lookup');
     } catch (error) {
       // Only entries that merely aged out qualify: invalidated ones were deleted, never served stale.
       const now = this.now();
@@ -145,15 +145,6 @@ export class PrincipalResolver {
     // Cannot happen through the account service (enterprise needs both numbers); without quotas nothing can be limited.
     if (perMinute === null || perDay === null) return null;
     return Object.freeze({ keyId: key.id, accountId: account.id, quotas: Object.freeze({ perMinute, perDay }) });
-  }
-
-  private withDeadline<T>(work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`key lookup took longer than ${this.lookupTimeoutMs} ms`)), this.lookupTimeoutMs);
-    });
-    work.catch(() => undefined); // the loser of the race must not become an unhandled rejection
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   }
 
   private remember(hash: string, principal: Principal | null): void {

@@ -1,6 +1,7 @@
 import { ReplyError } from 'ioredis';
 import { connectRedis, createSubscriber, type Redis } from '../redis';
-import { StoreConflictError, StoreUnavailableError } from './errors';
+import { StoreConflictError } from './errors';
+import { StoreUnavailableError } from '../store-errors';
 import {
   BUILT_IN_PLANS,
   PLAN_NAMES,
@@ -230,7 +231,7 @@ export class RedisAccountStore implements AccountStore {
       return await command();
     } catch (error) {
       if (error instanceof ReplyError) throw error;
-      throw new StoreUnavailableError(error);
+      throw new StoreUnavailableError(`account store unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 

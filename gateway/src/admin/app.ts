@@ -3,7 +3,7 @@ import { ApiError, errorHandler, methodNotAllowed, notFoundHandler } from '../..
 import { httpLogger, type Logger } from '../../../shared/src/logger';
 import { requestId } from '../../../shared/src/request-id';
 import type { AccountService } from '../accounts/account-service';
-import { StoreUnavailableError } from '../accounts/errors';
+import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
 import { parseAuthorization, sameSecret } from '../keys/api-key';
 import { jsonBody } from './json-body';

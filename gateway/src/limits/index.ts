@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import { withDeadline } from './deadline';
+import { withDeadline } from '../store-errors';
 import { FailoverLimiter } from './failover-limiter';
 import { MemoryLimiter } from './memory-limiter';
 import { ObservedLimiter, type DecisionHook } from './observed';
@@ -50,6 +50,6 @@ export { rateLimitHeaders } from './headers';
 export { FailoverLimiter, DEGRADED_MODE } from './failover-limiter';
 export { MemoryLimiter } from './memory-limiter';
 export { RedisLimiter } from './redis-limiter';
-export { StoreUnavailableError } from './deadline';
+export { StoreUnavailableError } from '../store-errors';
 export type { DecisionHook, LimitOutcome } from './observed';
 export type * from './types';

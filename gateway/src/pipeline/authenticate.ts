@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
-import { StoreUnavailableError } from '../accounts/errors';
+import { StoreUnavailableError } from '../store-errors';
 import type { Principal } from '../accounts/types';
 import { parseAuthorization, type AuthorizationRefusal } from '../keys/api-key';
 import { contextOf } from './context';

@@ -1,4 +1,8 @@
-/** The store could not answer in time (or at all). Never a rate-limit decision: the caller falls back. */
+/**
+ * The one failure type of the gateway's external state (key store, limiter store): the store
+ * could not answer in time, or at all. Never a client error and never a rate-limit decision:
+ * callers fall back, or answer 503.
+ */
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -7,7 +11,7 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
- * Bounds how long a request waits on the store, whatever the client's own settings: a Redis that
+ * Bounds how long a request waits on a store, whatever the client's own settings: a Redis that
  * is connected but slow would otherwise hold every request for as long as it takes.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
