@@ -131,3 +131,22 @@ describe('gateway routing', () => {
     expect(response.status).toBe(404);
   });
 });
+
+describe('request bodies through the gateway', () => {
+  const post = (body: string, contentType = 'application/json') =>
+    fetch(`${url}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': contentType }, body });
+
+  it('when a body is over 16 KiB, then 413 payload_too_large', async () => {
+    const response = await post(JSON.stringify({ name: 'x'.repeat(17 * 1024), categoryId: 1 }));
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { code: string }).code).toBe('payload_too_large');
+  });
+
+  it('when the pets-service refuses a body, then its Error passes through unchanged', async () => {
+    expect(((await (await post('{"name":')).json()) as { code: string }).code).toBe('malformed_json');
+    expect(((await (await post('{"name":"a"}', 'text/plain')).json()) as { code: string }).code).toBe('unsupported_media_type');
+    const invalid = await post('{"name":"Rex","categoryId":"1"}');
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toEqual({ code: 'invalid_body', message: 'categoryId must be an integer.', status: 400 });
+  });
+});

@@ -6,7 +6,7 @@ import type { AccountService } from '../accounts/account-service';
 import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
 import { parseAuthorization, sameSecret } from '../keys/api-key';
-import { jsonBody } from './json-body';
+import { jsonBody } from '../../../shared/src/json-body';
 import { validateAccountPatch, validateNewAccount, validatePlanNumbers } from './schemas';
 
 export interface AdminAppOptions {
@@ -69,7 +69,7 @@ export function createAdminApp({ service, adminToken, logger, extraRoutes }: Adm
 
   app
     .route('/admin/accounts')
-    .post(jsonBody, async (req, res) => {
+    .post(jsonBody(), async (req, res) => {
       const account = await service.createAccount(validateNewAccount(req.body));
       res.status(201).location(`/admin/accounts/${account.id}`).json(account);
     })
@@ -80,7 +80,7 @@ export function createAdminApp({ service, adminToken, logger, extraRoutes }: Adm
     .get(async (req, res) => {
       res.json(await service.getAccount(req.params.id));
     })
-    .patch(jsonBody, async (req, res) => {
+    .patch(jsonBody(), async (req, res) => {
       res.json(await service.updateAccount(req.params.id, validateAccountPatch(req.body)));
     })
     .all(methodNotAllowed(['GET', 'PATCH']));
@@ -117,7 +117,7 @@ export function createAdminApp({ service, adminToken, logger, extraRoutes }: Adm
 
   app
     .route('/admin/plans/:name')
-    .put(knownPlan, jsonBody, async (req, res) => {
+    .put(knownPlan, jsonBody(), async (req, res) => {
       res.json(await service.setPlan(req.params.name, validatePlanNumbers(req.body)));
     })
     .all(methodNotAllowed(['PUT']));

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
+import { MAX_BODY_BYTES } from '../../../shared/src/json-body';
 
 interface Route {
   pattern: RegExp;
@@ -28,6 +29,9 @@ export const route: RequestHandler = (req, _res, next) => {
     next(new ApiError('method_not_allowed', `${req.method} is not allowed on /v1${req.path}; use ${allow}.`, { Allow: allow }));
   } else if (match.answer) {
     next(match.answer());
+  } else if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    // Declared too large: refused here rather than streamed to the pets-service only to be refused there.
+    next(new ApiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`));
   } else {
     next();
   }

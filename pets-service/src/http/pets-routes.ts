@@ -5,7 +5,7 @@ import { createValidator, parameterSchemaOf, schemaOf } from '../../../shared/sr
 import type { PetService } from '../pets/pet-service';
 import type { CursorCodec } from './cursor';
 import { integerOrText } from './integer-text';
-import { parseJsonBody, readRawBody, requireJsonContentType } from './json-body';
+import { jsonBody } from '../../../shared/src/json-body';
 import { parseListQuery, type ListQuery } from './list-query';
 import { publicOrigin, publicPathPrefix } from './public-address';
 
@@ -30,8 +30,8 @@ export function petsRoutes({ service, cursors }: PetsRoutesDeps): Router {
       if (page.hasMore && last) res.setHeader('Link', `<${nextPageUrl(req, query, cursors.encode(last.id))}>; rel="next"`);
       res.json(page.pets);
     })
-    .post(requireJsonContentType, readRawBody, (req, res) => {
-      const pet = service.createPet(validateNewPet(parseJsonBody(req.body)));
+    .post(jsonBody('a JSON object describing the pet'), (req, res) => {
+      const pet = service.createPet(validateNewPet(req.body));
       res.status(201).location(`${publicPathPrefix(req)}/pets/${pet.id}`).json(pet);
     })
     .all(methodNotAllowed(['GET', 'POST']));

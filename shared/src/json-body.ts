@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { ApiError } from '../../../shared/src/errors';
+import { ApiError } from './errors';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8']);
@@ -37,7 +37,7 @@ export const readRawBody: RequestHandler = express.raw({ type: () => true, limit
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The JSON value of a body read by `readRawBody`; throws the client-facing error otherwise. */
-export function parseJsonBody(raw: unknown): unknown {
+export function parseJsonBody(raw: unknown, expected = 'a JSON object'): unknown {
   const bytes = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
   let text: string;
   try {
@@ -45,10 +45,31 @@ export function parseJsonBody(raw: unknown): unknown {
   } catch {
     throw new ApiError('malformed_json', 'The request body is not valid UTF-8.');
   }
-  if (text.trim() === '') throw new ApiError('invalid_body', 'A request body is required: a JSON object describing the pet.');
+  if (text.trim() === '') throw new ApiError('invalid_body', `A request body is required: ${expected}.`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw new ApiError('malformed_json', 'The request body is not valid JSON.');
   }
+}
+
+/**
+ * The body rules of both services in one middleware: `application/json` (415), at most 16 KiB
+ * (413), present (400 invalid_body) and valid JSON (400 malformed_json); `req.body` is the value.
+ */
+export function jsonBody(expected?: string): RequestHandler {
+  return (req, res, next) => {
+    requireJsonContentType(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      readRawBody(req, res, (readError?: unknown) => {
+        if (readError) return next(readError);
+        try {
+          req.body = parseJsonBody(req.body, expected);
+          next();
+        } catch (parseError) {
+          next(parseError);
+        }
+      });
+    });
+  };
 }
