@@ -1,0 +1,127 @@
+import { sleep, waitFor } from '../helpers/ports';
+import { TestRedis } from '../helpers/redis-server';
+import { admin, createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
+import { call, expectError, metricValue, rateLimitOf, sequence, statusCounts } from '../helpers/traffic';
+
+/**
+ * Redis down: no request waits on it, nothing turns into a 5xx, limits keep applying in-process
+ * (per replica), readiness and metrics say so; Redis back: the gateway returns to it by itself.
+ */
+let redis: TestRedis;
+let system: SystemHandle;
+let gateway: GatewayHandle;
+
+beforeAll(async () => {
+  redis = await TestRedis.start();
+  // A generous anonymous limit: after the restart Redis is empty, so the steady client's key is unknown (401).
+  system = await startSystem({ redisUrl: redis.url, gatewayEnv: { ANON_PER_MINUTE: '100000' } });
+  gateway = system.gateways[0]!;
+});
+
+afterAll(async () => {
+  await system?.stop();
+  await redis?.stop();
+});
+
+interface Sample {
+  phase: string;
+  status: number;
+  ms: number;
+  /** The Error code, when the answer was one. */
+  code?: unknown;
+}
+
+/** `workers` clients, each sending GET /v1/pets one after the other (with a short pause) until stopped. */
+function steadyTraffic(url: string, key: string, phase: () => string, workers = 3, pauseMs = 15) {
+  const samples: Sample[] = [];
+  let running = true;
+  const loops = Array.from({ length: workers }, async () => {
+    while (running) {
+      const current = phase();
+      const started = performance.now();
+      try {
+        const reply = await call(`${url}/v1/pets`, { key });
+        samples.push({ phase: current, status: reply.status, ms: reply.ms, code: reply.json?.['code'] });
+      } catch {
+        samples.push({ phase: current, status: 0, ms: performance.now() - started });
+      }
+      await sleep(pauseMs);
+    }
+  });
+  return {
+    samples,
+    async stop(): Promise<Sample[]> {
+      running = false;
+      await Promise.all(loops);
+      return samples;
+    },
+  };
+}
+
+const readiness = async () => (await call(`${gateway.url}/readyz`)).json?.['status'];
+
+describe('Redis outage (real processes, real Redis stopped and restarted)', () => {
+  it('when Redis stops and comes back under steady traffic, then no request waits 1 s or gets a 5xx, limits hold in-process while down, and Redis limits resume by themselves', async () => {
+    const steadyAccount = await createAccountWithKey(gateway.adminUrl, { plan: 'business' }); // 1,000/min
+    const smallAccount = await createAccountWithKey(gateway.adminUrl, { plan: 'free', perMinute: 5 });
+    // Keys resolved before the outage stay usable during it from the gateway's cache.
+    expect((await call(`${gateway.url}/v1/pets`, { key: smallAccount.key })).status).toBe(200);
+    expect(await readiness()).toBe('ready');
+    expect(await metricValue(gateway.adminUrl, 'gateway_rate_limiter_degraded')).toBe(0);
+
+    let phase = 'before';
+    const traffic = steadyTraffic(gateway.url, steadyAccount.key, () => phase);
+    await sleep(300);
+
+    // Redis goes away.
+    phase = 'down';
+    await redis.stop();
+    await waitFor(async () => (await readiness()) === 'degraded', 2_000, 'readiness to report degraded');
+    const ready = await call(`${gateway.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.json).toMatchObject({ status: 'degraded' });
+    expect(await metricValue(gateway.adminUrl, 'gateway_rate_limiter_degraded')).toBe(1);
+
+    // Limits still hold, in-process: the 5/min account (1 counted in Redis before) gets exactly 5, then 429.
+    const whileDown = await sequence(7, () => call(`${gateway.url}/v1/pets`, { key: smallAccount.key }));
+    expect(statusCounts(whileDown)).toEqual({ 200: 5, 429: 2 });
+    expect(whileDown.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    whileDown.slice(0, 5).forEach((reply, i) => expect(rateLimitOf(reply)).toMatchObject({ limit: 5, remaining: 4 - i }));
+    for (const refused of whileDown.slice(5)) {
+      expectError(refused, 429, 'rate_limited');
+      expect(rateLimitOf(refused)).toMatchObject({ limit: 5, remaining: 0 });
+    }
+    await sleep(500);
+
+    // Redis comes back (empty: nothing was on disk). The gateway notices by itself.
+    phase = 'restarting';
+    await redis.start();
+    await waitFor(async () => (await readiness()) === 'ready', 5_000, 'readiness to report ready again');
+    phase = 'after';
+    expect(await metricValue(gateway.adminUrl, 'gateway_rate_limiter_degraded')).toBe(0);
+
+    // Limits are enforced against Redis again: a fresh 5/min account gets exactly 5, and Redis holds the count.
+    const fresh = await createAccountWithKey(gateway.adminUrl, { plan: 'free', perMinute: 5 });
+    const afterBack = await sequence(7, () => call(`${gateway.url}/v1/pets`, { key: fresh.key }));
+    expect(afterBack.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    const details = await admin<{ usage: { minute: { used: number; limit: number } } }>(gateway.adminUrl, 'GET', `/admin/accounts/${fresh.accountId}`);
+    expect(details.body.usage.minute).toMatchObject({ used: 5, limit: 5 });
+    expect(await redis.command('GET', `rl:acct:${fresh.accountId}:minute`)).toBe('$1\r\n5\r\n');
+    await sleep(200);
+
+    const samples = await traffic.stop();
+    const byPhase = (p: string) => samples.filter((s) => s.phase === p);
+    const summary = Object.fromEntries(['before', 'down', 'restarting', 'after'].map((p) => [p, statusCounts(byPhase(p))]));
+    const slowest = Math.max(...samples.map((s) => s.ms));
+    // Enough traffic in every phase for the assertions to mean something.
+    expect(byPhase('before').length).toBeGreaterThan(5);
+    expect(byPhase('down').length).toBeGreaterThan(5);
+    expect({ summary, slowest: slowest < 1_000 }).toEqual({ summary, slowest: true });
+    expect(samples.filter((s) => s.status >= 500 || s.status === 0)).toEqual([]);
+    // Before and during the outage the steady client is served (its key was cached before Redis went away).
+    expect(byPhase('before').every((s) => s.status === 200)).toBe(true);
+    expect(byPhase('down').every((s) => s.status === 200)).toBe(true);
+    // After the restart Redis is empty, so that key no longer exists: 401, never a 5xx.
+    expect(samples.every((s) => s.status === 200 || s.status === 401)).toBe(true);
+  });
+});
