@@ -2,10 +2,16 @@ import Redis, { type RedisOptions } from 'ioredis';
 
 /**
  * Redis connections that never make a request wait long: no offline queue (a command
- * fails at once while disconnected), a short command timeout, one retry, and endless
+ * fails at once while disconnected), a command timeout, one retry, and endless
  * background reconnection so the gateway returns to Redis by itself.
+ *
+ * The command timeout is only a backstop (e.g. for ops calls): the request path is bounded by its
+ * own deadlines (`withDeadline`: 250 ms for the limiter, 500 ms for a key lookup), which tell a late
+ * reply from a late event loop. ioredis's timer cannot: at 250 ms it failed healthy Redis calls
+ * whenever the gateway was busy for a quarter of a second, and every such failure sends the limiter
+ * to in-process counting, which lets an account past its quota.
  */
-export const REDIS_COMMAND_TIMEOUT_MS = 250;
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 const requestPathOptions: RedisOptions = {
   enableOfflineQueue: false,

@@ -13,11 +13,16 @@ export class StoreUnavailableError extends Error {
 /**
  * Bounds how long a request waits on a store, whatever the client's own settings: a Redis that
  * is connected but slow would otherwise hold every request for as long as it takes.
+ *
+ * When the timer fires, the verdict waits one turn (setImmediate): timers run before the poll phase,
+ * so a reply that reached the socket while this process was busy (a burst, a starved CPU) is read
+ * first and wins. Without that, the gateway's own lag passes for a slow store and the limiter falls
+ * back to in-process counting while Redis is fine.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreUnavailableError(`${what} took longer than ${ms} ms`)), ms);
+    timer = setTimeout(() => setImmediate(() => reject(new StoreUnavailableError(`${what} took longer than ${ms} ms`))), ms);
   });
   // The losing side of the race may still settle later; it must not become an unhandled rejection.
   work.catch(() => undefined);

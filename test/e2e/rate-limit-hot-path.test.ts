@@ -1,4 +1,5 @@
 import { SCRIPT_INNER_COMMANDS } from '../../gateway/src/limits/script';
+import { waitFor } from '../helpers/ports';
 import { TestRedis } from '../helpers/redis-server';
 import { createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
 import { call, expectError, sequence } from '../helpers/traffic';
@@ -28,6 +29,8 @@ beforeAll(async () => {
   redis = await TestRedis.start();
   system = await startSystem({ redisUrl: redis.url, gatewayEnv: { BAN_THRESHOLD: '1000000' } });
   gateway = system.gateways[0]!;
+  // The subject is Redis mode: a gateway that came up before its Redis connection would start in-process.
+  await waitFor(async () => (await call(`${gateway.url}/readyz`)).json?.['status'] === 'ready', 5_000, 'readiness');
 });
 
 afterAll(async () => {
