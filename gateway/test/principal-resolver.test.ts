@@ -168,6 +168,19 @@ describe('PrincipalResolver with the in-process store', () => {
     await expect(resolver.resolve(key.key)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
+  it('when the change feed was interrupted (reset), then keys are re-read, yet served stale while the store still fails', async () => {
+    const { key } = await withKey(service);
+    const principal = await resolver.resolve(key.key);
+    await memory.announce({ type: 'reset' });
+    const before = spy.calls.length;
+    expect(await resolver.resolve(key.key)).toEqual(principal);
+    expect(spy.calls.length).toBeGreaterThan(before); // re-read, not served from the cache
+    await memory.announce({ type: 'reset' });
+    spy.fail(true);
+    expect(await resolver.resolve(key.key)).toEqual(principal);
+    expect(resolver.stats.staleServed).toBe(1);
+  });
+
   it('when many requests with one new key arrive together, then they share one lookup', async () => {
     const { key } = await withKey(service);
     spy.calls.length = 0;

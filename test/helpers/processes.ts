@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { waitFor } from './ports';
+import { freePort, sleep } from './ports';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -10,6 +10,32 @@ export const COMPILED = {
   start: path.join(ROOT, 'dist/scripts/start.js'),
   adminCli: path.join(ROOT, 'dist/gateway/src/cli/admin.js'),
 };
+
+export class ProcessExitedEarly extends Error {
+  constructor(readonly output: string) {
+    super(`process exited before it was ready:\n${output}`);
+  }
+}
+
+/**
+ * Starts a service on free ports, again on new ports if one was taken between `freePort()`
+ * and the child binding it (another test's socket can win that race under load).
+ */
+export async function spawnOnFreePorts<T>(
+  portCount: number,
+  start: (ports: number[]) => Promise<T>,
+  attempts = 3,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports = await Promise.all(Array.from({ length: portCount }, () => freePort()));
+    try {
+      return await start(ports);
+    } catch (error) {
+      const portTaken = error instanceof ProcessExitedEarly && /EADDRINUSE/.test(error.output);
+      if (!portTaken || attempt >= attempts) throw error;
+    }
+  }
+}
 
 /** A real service process started from the compiled build (see global-setup.js). */
 export class ServiceProcess {
@@ -35,20 +61,19 @@ export class ServiceProcess {
     return this.child.exitCode !== null || this.child.signalCode !== null;
   }
 
-  /** Waits until `url` answers with any HTTP status. */
+  /** Waits until `url` answers with any HTTP status; fails at once if the process exits first. */
   async ready(url: string, timeoutMs = 15_000): Promise<this> {
-    await waitFor(
-      async () => {
-        if (this.exited) throw new Error(`process exited early:\n${this.output}`);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.exited) throw new ProcessExitedEarly(this.output);
+      try {
         await fetch(url);
-        return true;
-      },
-      timeoutMs,
-      `${url} (output so far: ${this.output.slice(-2000)})`,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n${this.output}`);
-    });
-    return this;
+        return this;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${url}\n${this.output}`);
+        await sleep(25);
+      }
+    }
   }
 
   waitForExit(): Promise<number | null> {

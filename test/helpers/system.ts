@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './ports';
-import { COMPILED, ServiceProcess } from './processes';
+import { COMPILED, ServiceProcess, spawnOnFreePorts } from './processes';
 
 export const TEST_SECRET = 'test-internal-secret-0123456789abcdef';
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -34,18 +33,20 @@ export interface SystemOptions {
 /** The real system from the compiled build: one pets-service and N gateway processes. */
 export async function startSystem({ redisUrl, replicas = 1, gatewayEnv = {}, petsUrl }: SystemOptions = {}): Promise<SystemHandle> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-'));
-  const petsPort = await freePort();
-  const pets = ServiceProcess.spawn(COMPILED.pets, {
-    PETS_PORT: String(petsPort),
-    PETS_DB_PATH: path.join(dataDir, 'pets.db'),
-    INTERNAL_JWT_SECRET: TEST_SECRET,
+  const { pets, ownPetsUrl } = await spawnOnFreePorts(1, async ([petsPort = 0]) => {
+    const child = ServiceProcess.spawn(COMPILED.pets, {
+      PETS_PORT: String(petsPort),
+      PETS_DB_PATH: path.join(dataDir, 'pets.db'),
+      INTERNAL_JWT_SECRET: TEST_SECRET,
+    });
+    const address = `http://127.0.0.1:${petsPort}`;
+    await child.ready(`${address}/healthz`);
+    return { pets: child, ownPetsUrl: address };
   });
-  const ownPetsUrl = `http://127.0.0.1:${petsPort}`;
-  await pets.ready(`${ownPetsUrl}/healthz`);
 
   const gateways: GatewayHandle[] = [];
-  const startGateway = async (extraEnv: Record<string, string> = {}): Promise<GatewayHandle> => {
-    const [port, adminPort] = [await freePort(), await freePort()];
+  const startGateway = (extraEnv: Record<string, string> = {}): Promise<GatewayHandle> =>
+    spawnOnFreePorts(2, async ([port = 0, adminPort = 0]) => {
     const env: Record<string, string> = {
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
@@ -62,7 +63,7 @@ export async function startSystem({ redisUrl, replicas = 1, gatewayEnv = {}, pet
     await process.ready(`${handle.adminUrl}/admin/plans`);
     gateways.push(handle);
     return handle;
-  };
+  });
   for (let i = 0; i < replicas; i += 1) await startGateway();
 
   return {

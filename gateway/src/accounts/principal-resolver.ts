@@ -161,6 +161,14 @@ export class PrincipalResolver {
   private invalidate(event: ChangeEvent): void {
     // A lifted ban changes nothing the resolver knows.
     if (event.type === 'ban-lifted') return;
+    if (event.type === 'reset') {
+      // Nothing known changed, but events may have been missed: re-read every key on its next use,
+      // yet keep the entries, so a store that is still coming back serves them stale instead of 503.
+      this.generation++;
+      this.inflight.clear();
+      for (const entry of this.cache.values()) entry.expiresAt = 0;
+      return;
+    }
     if (event.type === 'key') {
       this.generation++;
       this.cache.delete(event.hash);
