@@ -24,7 +24,7 @@ const TARGETS = {
   maxNon2xx: 0,
 };
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
 const root = path.resolve(__dirname, '..', '..');
 const secret = 'bench-secret-'.padEnd(40, 'x');

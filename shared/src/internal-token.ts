@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 
 /**
@@ -13,6 +14,21 @@ export const MAX_TOKEN_LIFETIME_SECONDS = 300;
 const ALGORITHM = 'HS256' as const;
 const SERVICE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const ACCEPTED_ISSUER = /^(gateway|service:[a-z0-9][a-z0-9-]{0,62})$/;
+
+/**
+ * jsonwebtoken turns a string secret into a key on every call, first trying it as a PEM public
+ * key (to refuse that): measured as a third of the pets-service's CPU. A secret key object,
+ * made once per secret, skips both.
+ */
+const secretKeys = new Map<string, KeyObject>();
+function secretKeyOf(secret: string): KeyObject {
+  let key = secretKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    secretKeys.set(secret, key);
+  }
+  return key;
+}
 
 export interface InternalClaims {
   iss: string;
@@ -34,7 +50,7 @@ export function signInternalToken(secret: string, { issuer, subject, lifetimeSec
   if (!Number.isInteger(lifetimeSeconds) || lifetimeSeconds < 1 || lifetimeSeconds > MAX_TOKEN_LIFETIME_SECONDS) {
     throw new Error(`lifetimeSeconds must be an integer from 1 to ${MAX_TOKEN_LIFETIME_SECONDS}`);
   }
-  return jwt.sign({}, secret, {
+  return jwt.sign({}, secretKeyOf(secret), {
     algorithm: ALGORITHM,
     audience: INTERNAL_AUDIENCE,
     issuer,
@@ -60,7 +76,7 @@ export class InvalidInternalToken extends Error {}
 export function verifyInternalToken(token: string, secret: string): InternalClaims {
   let payload: string | jwt.JwtPayload;
   try {
-    payload = jwt.verify(token, secret, { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, clockTolerance: 5 });
+    payload = jwt.verify(token, secretKeyOf(secret), { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, clockTolerance: 5 });
   } catch (error) {
     throw new InvalidInternalToken(error instanceof Error ? error.message : 'invalid token');
   }
