@@ -34,6 +34,8 @@ export function createApp({ config, logger, keys, limiter, metrics }: GatewayDep
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path.
+  app.set('case sensitive routing', true);
   app.use(requestId);
   app.use(httpLogger(logger));
   app.use(metrics.observeRequests);
@@ -47,7 +49,7 @@ export function createApp({ config, logger, keys, limiter, metrics }: GatewayDep
   });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Animal Store API' }));
 
-  const v1 = Router();
+  const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);
   v1.use(authenticate(keys));
   v1.use(rateLimit({ limiter, anonPerMinute: config.anonPerMinute }));

@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { createLogger } from '../../shared/src/logger';
+import { answerUnparseableRequests } from '../../shared/src/client-errors';
 import { loadOrExit } from '../../shared/src/env';
 import { AccountService } from './accounts/account-service';
 import { MemoryAccountStore } from './accounts/memory-account-store';
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
     }),
   );
+  answerUnparseableRequests(publicServer);
+  answerUnparseableRequests(adminServer);
   await listen(publicServer, config.port, config.host);
   await listen(adminServer, config.adminPort, config.adminHost);
   logger.info({ port: config.port, adminPort: config.adminPort, rateLimiter: limiter.mode }, 'gateway listening');

@@ -1,3 +1,4 @@
+import { answerUnparseableRequests } from '../../shared/src/client-errors';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadOrExit } from '../../shared/src/env';
@@ -34,6 +35,7 @@ function main(): void {
     internalTokenSecret: config.internalJwtSecret,
   });
   const server = createServer(app);
+  answerUnparseableRequests(server);
   // The gateway keeps connections open for reuse (closing idle ones after 30 s); outlasting it
   // avoids the race where both ends close and reuse one connection at the same moment (a 502).
   server.keepAliveTimeout = 65_000;

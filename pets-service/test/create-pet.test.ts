@@ -157,3 +157,26 @@ describe('POST /pets, refused', () => {
     expect(storedCount()).toBe(before);
   });
 });
+
+describe('POST /pets with text that is not Unicode', () => {
+  it('when the name holds a lone surrogate, then 400 invalid_body and nothing is stored', async () => {
+    const before = storedCount();
+    const res = await post('{"name":"\\ud800","categoryId":1}');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 'invalid_body', message: expect.stringContaining('not valid Unicode'), status: 400 });
+    expect(storedCount()).toBe(before);
+  });
+
+  it('when the name escapes a proper surrogate pair, then it is stored as that character', async () => {
+    const res = await post('{"name":"\\ud83d\\udc36","categoryId":1}');
+    expect(res.status).toBe(201);
+    expect(res.body.name).toBe('🐶');
+  });
+
+  it('when the body is compressed, then 415 unsupported_media_type rather than an attempt to inflate it', async () => {
+    const res = request(pets.app).post('/pets').set('Authorization', pets.auth).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip');
+    const answer = await res.serialize((bytes: Buffer) => bytes as unknown as string).send(Buffer.from('{"name":"Rex","categoryId":1}'));
+    expect(answer.status).toBe(415);
+    expect(answer.body.code).toBe('unsupported_media_type');
+  });
+});

@@ -70,6 +70,7 @@ function fromBodyParser(err: unknown): ApiError | undefined {
       );
     }
     case 'encoding.unsupported':
+      return new ApiError('unsupported_media_type', 'Content-Encoding is not supported: send the body uncompressed.');
     case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
     case 'request.aborted':

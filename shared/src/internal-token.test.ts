@@ -26,6 +26,7 @@ describe('internal tokens', () => {
     ['an expired token', () => jwt.sign({ sub: 'x', iat: now() - 120, exp: now() - 60 }, SECRET, { algorithm: 'HS256', audience: 'pets-service', issuer: 'gateway' })],
     ['HS512', () => jwt.sign({ sub: 'x' }, SECRET, { algorithm: 'HS512', audience: 'pets-service', issuer: 'gateway', expiresIn: 60 })],
     ['alg none', () => `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'x', aud: 'pets-service', iss: 'gateway', iat: now(), exp: now() + 60 })).toString('base64url')}.`],
+    ['an issue time 10 years ahead', () => jwt.sign({ sub: 'x', iat: now() + 315_360_000, exp: now() + 315_360_300 }, SECRET, { algorithm: 'HS256', audience: 'pets-service', issuer: 'gateway' })],
     ['no subject', () => jwt.sign({}, SECRET, { algorithm: 'HS256', audience: 'pets-service', issuer: 'gateway', expiresIn: 60 })],
   ])('when a token has %s, then it is refused', (_case, make) => {
     expect(() => verifyInternalToken(make(), SECRET)).toThrow(InvalidInternalToken);

@@ -12,6 +12,7 @@ export const INTERNAL_AUDIENCE = 'pets-service';
 export const GATEWAY_ISSUER = 'gateway';
 export const MAX_TOKEN_LIFETIME_SECONDS = 300;
 const ALGORITHM = 'HS256' as const;
+const CLOCK_TOLERANCE_SECONDS = 5;
 const SERVICE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const ACCEPTED_ISSUER = /^(gateway|service:[a-z0-9][a-z0-9-]{0,62})$/;
 
@@ -76,7 +77,7 @@ export class InvalidInternalToken extends Error {}
 export function verifyInternalToken(token: string, secret: string): InternalClaims {
   let payload: string | jwt.JwtPayload;
   try {
-    payload = jwt.verify(token, secretKeyOf(secret), { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, clockTolerance: 5 });
+    payload = jwt.verify(token, secretKeyOf(secret), { algorithms: [ALGORITHM], audience: INTERNAL_AUDIENCE, clockTolerance: CLOCK_TOLERANCE_SECONDS });
   } catch (error) {
     throw new InvalidInternalToken(error instanceof Error ? error.message : 'invalid token');
   }
@@ -91,5 +92,10 @@ function checkClaims(payload: string | jwt.JwtPayload): InternalClaims {
   if (typeof exp !== 'number') throw new InvalidInternalToken('expiry missing');
   if (typeof iat !== 'number') throw new InvalidInternalToken('issued-at missing');
   if (exp - iat > MAX_TOKEN_LIFETIME_SECONDS) throw new InvalidInternalToken('token lifetime exceeds 5 minutes');
+  // Otherwise a token issued "in the future" would stay valid for as long as its issuer liked.
+  const now = Math.floor(Date.now() / 1000);
+  if (iat > now + CLOCK_TOLERANCE_SECONDS || exp > now + MAX_TOKEN_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) {
+    throw new InvalidInternalToken('token issued in the future');
+  }
   return { iss, sub, aud: INTERNAL_AUDIENCE, iat, exp };
 }

@@ -32,9 +32,11 @@ export const requireJsonContentType: RequestHandler = (req, _res, next) => {
  * parsing to `parseJsonBody`: body-parser's JSON parser would turn an empty body into `{}`,
  * which must be reported as a missing body instead.
  */
-export const readRawBody: RequestHandler = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+// `inflate: false`: a compressed body is answered 415 instead of being inflated (a corrupt one was a 500).
+export const readRawBody: RequestHandler = express.raw({ type: () => true, limit: MAX_BODY_BYTES, inflate: false });
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** The JSON value of a body read by `readRawBody`; throws the client-facing error otherwise. */
 export function parseJsonBody(raw: unknown, expected = 'a JSON object'): unknown {
@@ -46,11 +48,19 @@ export function parseJsonBody(raw: unknown, expected = 'a JSON object'): unknown
     throw new ApiError('malformed_json', 'The request body is not valid UTF-8.');
   }
   if (text.trim() === '') throw new ApiError('invalid_body', `A request body is required: ${expected}.`);
+  let wellFormed = true;
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    // JSON escapes can spell a lone surrogate ("\ud800"): not a Unicode character, and stored it would turn into U+FFFD.
+    value = JSON.parse(text, (key, item: unknown) => {
+      if (LONE_SURROGATE.test(key) || (typeof item === 'string' && LONE_SURROGATE.test(item))) wellFormed = false;
+      return item;
+    });
   } catch {
     throw new ApiError('malformed_json', 'The request body is not valid JSON.');
   }
+  if (!wellFormed) throw new ApiError('invalid_body', 'The request body holds a string that is not valid Unicode (a lone surrogate).');
+  return value;
 }
 
 /**

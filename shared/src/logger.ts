@@ -20,7 +20,8 @@ export function httpLogger(logger: Logger): HttpLogger {
   return pinoHttp({
     logger,
     genReqId: (req) => req.id ?? '',
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    // Refused requests (401, 429…) are ordinary traffic: a flood of them must not flood the warn level.
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     serializers: {
       req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
         id: req.id,

@@ -126,6 +126,31 @@ describe('gateway routing', () => {
     expect(await response.text()).toMatch(/swagger/i);
   });
 
+  it('when the version or a path segment changes case, then it is not the API: 404', async () => {
+    for (const path of ['/V1/pets', '/v1/PETS']) expect((await fetch(`${url}${path}`, { headers: auth })).status).toBe(404);
+  });
+
+  it('when two Authorization headers are sent, then 401: the gateway does not pick one', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(url);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.write(`GET /v1/pets HTTP/1.1\r\nHost: localhost\r\n${auth.authorization.replace(/^/, 'Authorization: ')}\r\nAuthorization: Bearer junk\r\nConnection: close\r\n\r\n`);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
+  it('when the headers are too large for the HTTP parser, then the answer is still an Error with a request id', async () => {
+    const response = await fetch(`${url}/v1/pets`, { headers: { ...auth, 'x-big': 'x'.repeat(20_000) } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await response.json()).toEqual({ code: 'invalid_parameter', message: expect.stringContaining('headers'), status: 400 });
+  });
+
   it('when the admin API is called on the public port, then it is not there', async () => {
     const response = await fetch(`${url}/admin/plans`, { headers: { authorization: 'Bearer whatever' } });
     expect(response.status).toBe(404);

@@ -115,6 +115,30 @@ describe('the gateway in front of its upstream', () => {
     expect(elapsed).toBeLessThan(5_000);
   });
 
+  it('when the upstream dies in the middle of its answer, then the client connection is cut instead of left waiting', async () => {
+    const dying = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000', server: 'pets/1.0', 'x-powered-by': 'x' });
+      res.write('[{"id":1,');
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    await new Promise<void>((resolve) => dying.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = dying.address();
+      const gateway = await system.startGateway({ PETS_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });
+      const { key } = await createAccountWithKey(gateway.adminUrl);
+      const started = Date.now();
+      const response = await fetch(`${gateway.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      // The upstream's own identity is not passed on.
+      expect(response.headers.get('server')).toBeNull();
+      expect(response.headers.get('x-powered-by')).toBeNull();
+      await expect(response.text()).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      dying.close();
+    }
+  });
+
   it('when the pets-service is stopped, then the real gateway answers 502', async () => {
     const gateway = system.gateways[0]!;
     const { key } = await createAccountWithKey(gateway.adminUrl);

@@ -1,7 +1,9 @@
 import { ReplyError } from 'ioredis';
 import { connectRedis, createSubscriber, type Redis } from '../redis';
 import { StoreConflictError } from './errors';
-import { StoreUnavailableError } from '../store-errors';
+import { StoreUnavailableError, withDeadline } from '../store-errors';
+
+const STORE_DEADLINE_MS = 500;
 import {
   BUILT_IN_PLANS,
   PLAN_NAMES,
@@ -228,9 +230,10 @@ export class RedisAccountStore implements AccountStore {
   /** Connection failures and timeouts become StoreUnavailableError; Redis' own replies (bugs) stay as they are. */
   private async run<T>(command: () => Promise<T>): Promise<T> {
     try {
-      return await command();
+      // ioredis's own timeout is only a backstop (see redis.ts): ops calls get a bound of their own.
+      return await withDeadline(command(), STORE_DEADLINE_MS, 'account store');
     } catch (error) {
-      if (error instanceof ReplyError) throw error;
+      if (error instanceof ReplyError || error instanceof StoreUnavailableError) throw error;
       throw new StoreUnavailableError(`account store unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }

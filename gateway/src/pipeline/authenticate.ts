@@ -29,7 +29,8 @@ function unauthorized(message: string): ApiError {
 export function authenticate(keys: KeyResolver): RequestHandler {
   return async (req, res, next) => {
     const context = contextOf(res);
-    const parsed = parseAuthorization(req.headers.authorization);
+    // Node keeps only the first of several Authorization headers; a proxy in front might keep the last.
+    const parsed = hasSeveralAuthorizations(req.rawHeaders) ? ({ ok: false, reason: 'malformed' } as const) : parseAuthorization(req.headers.authorization);
     if (!parsed.ok) {
       context.authError = unauthorized(REFUSALS[parsed.reason]);
       return next();
@@ -50,6 +51,14 @@ export function authenticate(keys: KeyResolver): RequestHandler {
     }
     next();
   };
+}
+
+function hasSeveralAuthorizations(rawHeaders: string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === 'authorization') seen += 1;
+  }
+  return seen > 1;
 }
 
 /** Refuses, after rate limiting, a request that authenticate could not identify. */

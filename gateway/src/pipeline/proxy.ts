@@ -16,6 +16,8 @@ export interface ProxyOptions {
 }
 
 const TIMED_OUT = 'UPSTREAM_TIMEOUT';
+/** Headers that describe the pets-service itself, not the API. */
+const UPSTREAM_ONLY_HEADERS = ['server', 'x-powered-by', 'set-cookie'];
 const PUBLIC_PREFIX = '/v1';
 
 /** A keep-alive agent: without one, http-proxy opens a new upstream connection per request. */
@@ -41,6 +43,13 @@ export function proxyToPets({ target, timeoutMs, trustForwarded, logger, onUpstr
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
+      proxyRes: (proxyRes, _req, res) => {
+        for (const header of UPSTREAM_ONLY_HEADERS) delete proxyRes.headers[header];
+        // An upstream that dies mid-answer must not leave the client waiting for the rest.
+        proxyRes.once('close', () => {
+          if (!proxyRes.complete) res.destroy();
+        });
+      },
       proxyReq: (proxyReq) => {
         // http-proxy reports its own proxyTimeout as a socket hang-up; a marked error tells them apart.
         proxyReq.setTimeout(timeoutMs, () => {

@@ -26,6 +26,8 @@ export function publicPathPrefix(req: Request): string {
 export function publicOrigin(req: Request): string | undefined {
   const forwardedProto = firstForwarded(req, 'x-forwarded-proto')?.toLowerCase();
   const protocol = forwardedProto && PROTOCOLS.has(forwardedProto) ? forwardedProto : req.protocol;
-  const host = [firstForwarded(req, 'x-forwarded-host'), req.headers.host].find((candidate) => candidate && HOST.test(candidate));
-  return host ? `${protocol}://${host}` : undefined;
+  // Behind a proxy (the header is present, even empty), our own Host is the proxy's view of us,
+  // never the client's: without a usable forwarded host the link stays relative.
+  const candidate = 'x-forwarded-host' in req.headers ? firstForwarded(req, 'x-forwarded-host') : req.headers.host;
+  return candidate && HOST.test(candidate) ? `${protocol}://${candidate}` : undefined;
 }
