@@ -139,6 +139,24 @@ describe('the gateway in front of its upstream', () => {
     }
   });
 
+  it('when the client stops sending its body, then 400 invalid_body, not a 504 blamed on the pets-service', async () => {
+    const gateway = await system.startGateway({ PETS_URL: `http://127.0.0.1:${silentPort}` });
+    const { key } = await createAccountWithKey(gateway.adminUrl);
+    const { connect } = await import('node:net');
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(gateway.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"R`,
+      );
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(reply).toContain('"code":"invalid_body"');
+  });
+
   it('when the pets-service is stopped, then the real gateway answers 502', async () => {
     const gateway = system.gateways[0]!;
     const { key } = await createAccountWithKey(gateway.adminUrl);

@@ -69,6 +69,12 @@ export function proxyToPets({ target, timeoutMs, trustForwarded, logger, onUpstr
           return;
         }
         const timedOut = error.code === TIMED_OUT;
+        if (timedOut && !req.complete) {
+          // The client stopped sending its body: not the pets-service's fault, and the stream is unusable.
+          res.setHeader('Connection', 'close');
+          sendError(res as Response, new ApiError('invalid_body', 'The request body was not received in full; the connection is closed.'));
+          return;
+        }
         const log = (req as { log?: Logger }).log ?? logger;
         log.warn({ err: error, upstream: target }, timedOut ? 'upstream timed out' : 'upstream unreachable');
         onUpstreamError?.(timedOut ? 'gateway_timeout' : 'bad_gateway');
