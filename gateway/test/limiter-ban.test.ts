@@ -1,33 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
-import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
-import { createLimiter, type Limiter, type KeySubject } from '../src/limits';
+import { useRedisLimiters } from './support/redis-limiters';
+import type { Limiter, KeySubject } from '../src/limits';
 
-const logger = pino({ level: 'silent' });
-const ban = { threshold: 3, seconds: 30 };
-let server: TestRedis;
-const clients: Redis[] = [];
-const limiters: Limiter[] = [];
-
-async function replica(): Promise<Limiter> {
-  const redis = await connectRedis(server.url, 300);
-  clients.push(redis);
-  const limiter = createLimiter({ redis, logger, ban });
-  limiters.push(limiter);
-  return limiter;
-}
-
-beforeAll(async () => {
-  server = await TestRedis.start();
-});
-
-afterAll(async () => {
-  for (const limiter of limiters) await limiter.close();
-  for (const client of clients) client.disconnect();
-  await server.stop();
-});
+const redis = useRedisLimiters({ threshold: 3, seconds: 30 });
+const replica = () => redis.replica();
 
 /** Two accepted requests, then refusals until the third rejection bans the key. */
 async function getBanned(limiter: Limiter, subject: KeySubject) {
@@ -50,7 +26,7 @@ describe('ban', () => {
   });
 
   it('when the ban threshold is null, then it is the per-minute quota', async () => {
-    const limiter = createLimiter({ redis: clients[0]!, logger, ban: { threshold: null, seconds: 30 } });
+    const limiter = await redis.replica({ threshold: null, seconds: 30 });
     const subject = { accountId: randomUUID(), keyId: randomUUID(), quotas: { perMinute: 2, perDay: 1000 } };
     expect(await getBanned(limiter, subject)).toEqual(['allowed', 'allowed', 'limited', 'banned', 'banned']);
     await limiter.close();
@@ -80,11 +56,11 @@ describe('ban', () => {
     const subject = { accountId: randomUUID(), keyId: randomUUID(), quotas: { perMinute: 1, perDay: 1000 } };
     // The accepted request fills the window, so every refusal after it is answered from the local block.
     expect((await a.consumeKey(subject)).outcome).toBe('allowed');
-    await server.resetStats();
+    await redis.server.resetStats();
     expect((await a.consumeKey(subject)).outcome).toBe('limited');
     expect((await a.consumeKey(subject)).outcome).toBe('limited');
     expect((await a.consumeKey(subject)).outcome).toBe('banned');
-    const stats = await server.commandStats();
+    const stats = await redis.server.commandStats();
     // This connection's first use of the ban script goes out as EVAL (ioredis loads it), later ones as EVALSHA.
     expect((stats['evalsha'] ?? 0) + (stats['eval'] ?? 0)).toBe(1);
     expect(stats['set']).toBe(1);

@@ -1,38 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
-import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
-import { createLimiter, type Limiter, type LimitDecision } from '../src/limits';
+import { useRedisLimiters } from './support/redis-limiters';
+import { createLimiter, type LimitDecision } from '../src/limits';
 
-const logger = pino({ level: 'silent' });
-const ban = { threshold: null, seconds: 900 };
-let server: TestRedis;
-const clients: Redis[] = [];
-const limiters: Limiter[] = [];
-
-async function redisLimiter(): Promise<Limiter> {
-  // A short wait: the server is up, and connectRedis leaves its wait timer running.
-  const redis = await connectRedis(server.url, 300);
-  clients.push(redis);
-  const limiter = createLimiter({ redis, logger, ban });
-  limiters.push(limiter);
-  return limiter;
-}
+const redis = useRedisLimiters({ threshold: null, seconds: 900 });
+const redisLimiter = () => redis.replica();
 
 const outcomes = (decisions: LimitDecision[]) => ({
   allowed: decisions.filter((d) => d.outcome === 'allowed').length,
   limited: decisions.filter((d) => d.outcome === 'limited').length,
-});
-
-beforeAll(async () => {
-  server = await TestRedis.start();
-});
-
-afterAll(async () => {
-  for (const limiter of limiters) await limiter.close();
-  for (const client of clients) client.disconnect();
-  await server.stop();
 });
 
 describe('exactness', () => {
@@ -62,7 +37,7 @@ describe('exactness', () => {
   });
 
   it('when the limiter is in-process, then exactly 60 of 100 concurrent requests are allowed', async () => {
-    const limiter = createLimiter({ logger, ban });
+    const limiter = createLimiter({ logger: redis.logger, ban: redis.ban });
     const accountId = randomUUID();
     const decisions = await Promise.all(Array.from({ length: 100 }, () => limiter.consumeKey({ accountId, keyId: 'k', quotas })));
     expect(outcomes(decisions)).toEqual({ allowed: 60, limited: 40 });
