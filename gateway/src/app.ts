@@ -52,7 +52,7 @@ export function createApp({ config, logger, keys, limiter, metrics }: GatewayDep
   const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);
   v1.use(authenticate(keys));
-  v1.use(rateLimit({ limiter, anonPerMinute: config.anonPerMinute }));
+  v1.use(rateLimit({ limiter, anonPerMinute: config.anonPerMinute, onDecision: metrics.recordDecision }));
   // The interface description is public: rate limited like everything under /v1, but no key needed.
   v1.get('/openapi.json', serveInterfaceDescription);
   v1.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));

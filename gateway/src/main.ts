@@ -39,7 +39,6 @@ async function main(): Promise<void> {
     redis,
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
-    onDecision: (outcome, caller) => metrics.recordDecision(outcome, caller),
   });
   const metrics = createMetrics({ isDegraded: () => limiter.degraded });
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });

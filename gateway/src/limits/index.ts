@@ -3,7 +3,6 @@ import type { Redis } from 'ioredis';
 import { withDeadline } from '../store-errors';
 import { FailoverLimiter } from './failover-limiter';
 import { MemoryLimiter } from './memory-limiter';
-import { ObservedLimiter, type DecisionHook } from './observed';
 import { DEFAULT_COMMAND_TIMEOUT_MS, RedisLimiter } from './redis-limiter';
 import type { BanPolicy, Limiter } from './types';
 
@@ -12,8 +11,6 @@ export interface CreateLimiterOptions {
   redis?: Redis;
   logger: Logger;
   ban: BanPolicy;
-  /** Called after every consume with its outcome (for metrics). Exceptions it throws are ignored. */
-  onDecision?: DecisionHook;
   /** Called with true when the limiter falls back to in-process, false when it is back on Redis. */
   onModeChange?: (degraded: boolean) => void;
   keyPrefix?: string;
@@ -29,8 +26,7 @@ export interface CreateLimiterOptions {
  * in-process only otherwise. `close()` stops the limiter's timers; it never closes `redis`.
  */
 export function createLimiter(options: CreateLimiterOptions): Limiter {
-  const limiter = options.redis ? failover(options.redis, options) : new MemoryLimiter(options.ban);
-  return options.onDecision ? new ObservedLimiter(limiter, options.onDecision) : limiter;
+  return options.redis ? failover(options.redis, options) : new MemoryLimiter(options.ban);
 }
 
 function failover(redis: Redis, options: CreateLimiterOptions): Limiter {
@@ -51,5 +47,4 @@ export { FailoverLimiter, DEGRADED_MODE } from './failover-limiter';
 export { MemoryLimiter } from './memory-limiter';
 export { RedisLimiter } from './redis-limiter';
 export { StoreUnavailableError } from '../store-errors';
-export type { DecisionHook, LimitOutcome } from './observed';
 export type * from './types';

@@ -7,25 +7,28 @@ import { contextOf } from './context';
 export interface RateLimitOptions {
   limiter: Limiter;
   anonPerMinute: number;
+  /** Sees every decision (metrics). */
+  onDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => void;
 }
 
 /**
  * Counts the request against its account (or its IP without a valid key), puts the
  * rate-limit headers on the response whatever comes next, and refuses it when over.
  */
-export function rateLimit({ limiter, anonPerMinute }: RateLimitOptions): RequestHandler {
+export function rateLimit({ limiter, anonPerMinute, onDecision }: RateLimitOptions): RequestHandler {
   return async (req, res, next) => {
     const { principal } = contextOf(res);
     let decision: LimitDecision;
     try {
       decision = principal
-        ? await limiter.consumeKey({ accountId: principal.accountId, keyId: principal.keyId, quotas: principal.quotas })
+        ? await limiter.consumeKey(principal)
         : await limiter.consumeAnonymous(req.ip ?? req.socket.remoteAddress ?? 'unknown', anonPerMinute);
     } catch (error) {
       // A store failure is never a 429; the limiter falls back by itself, so this is a bug.
       next(error);
       return;
     }
+    onDecision(decision.outcome, principal ? 'key' : 'anonymous');
     const headers = rateLimitHeaders(decision, Date.now());
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 
