@@ -1,16 +1,12 @@
-import { TestRedis } from '../helpers/redis-server';
 import { admin, createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
 
-let redis: TestRedis;
 let system: SystemHandle;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  system = await startSystem({ redisUrl: redis.url, replicas: 2 });
+  system = await startSystem({ redis: true, replicas: 2 });
 });
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 const get = (url: string, key: string) => fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import { TestRedis } from '../helpers/redis-server';
 import { admin, createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
 import { call, expectError, rateLimitOf, sequence, type CallOptions, type Reply } from '../helpers/traffic';
 
@@ -12,15 +11,13 @@ import { call, expectError, rateLimitOf, sequence, type CallOptions, type Reply 
  * X-Forwarded-For address.
  */
 const ANON = 5;
-let redis: TestRedis;
 let system: SystemHandle;
 let direct: GatewayHandle;
 let behindProxy: GatewayHandle;
 let revokedKey: string;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  system = await startSystem({ redisUrl: redis.url, gatewayEnv: { ANON_PER_MINUTE: String(ANON) } });
+  system = await startSystem({ redis: true, gatewayEnv: { ANON_PER_MINUTE: String(ANON) } });
   direct = system.gateways[0]!;
   behindProxy = await system.startGateway({ TRUST_PROXY: '127.0.0.1' });
   const revoked = await createAccountWithKey(direct.adminUrl);
@@ -30,7 +27,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 /** A documentation address (TEST-NET-3) nobody else in this run uses. */

@@ -1,5 +1,4 @@
 import { sleep } from '../helpers/ports';
-import { TestRedis } from '../helpers/redis-server';
 import { admin, createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
 import { call, expectError, rateLimitOf, type Reply } from '../helpers/traffic';
 
@@ -8,20 +7,17 @@ import { call, expectError, rateLimitOf, type Reply } from '../helpers/traffic';
  * BAN_SECONDS; the ban is on the key, shared by every replica, and an operator can lift it.
  */
 const BAN_SECONDS = 30;
-let redis: TestRedis;
 let system: SystemHandle;
 let a: GatewayHandle;
 let b: GatewayHandle;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  system = await startSystem({ redisUrl: redis.url, replicas: 2, gatewayEnv: { BAN_THRESHOLD: '3', BAN_SECONDS: String(BAN_SECONDS) } });
+  system = await startSystem({ redis: true, replicas: 2, gatewayEnv: { BAN_THRESHOLD: '3', BAN_SECONDS: String(BAN_SECONDS) } });
   [a, b] = [system.gateways[0]!, system.gateways[1]!];
 });
 
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 const pets = (gateway: GatewayHandle, key: string) => call(`${gateway.url}/v1/pets`, { key });

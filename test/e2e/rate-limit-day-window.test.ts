@@ -1,19 +1,15 @@
-import { TestRedis } from '../helpers/redis-server';
 import { admin, createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
 import { call, expectError, nextUtcMidnightSeconds, rateLimitOf, sequence, statusCounts } from '../helpers/traffic';
 
 /** The day window is the calendar day in UTC: it refuses after perDay and frees at the next 00:00 UTC. */
-let redis: TestRedis;
 let system: SystemHandle;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  system = await startSystem({ redisUrl: redis.url });
+  system = await startSystem({ redis: true });
 });
 
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 describe('rate limit day window (real processes, real Redis)', () => {

@@ -1,5 +1,3 @@
-import { waitFor } from '../helpers/ports';
-import { TestRedis } from '../helpers/redis-server';
 import { createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
 import { burst, call, expectError, rateLimitOf, statusCounts, type Reply } from '../helpers/traffic';
 
@@ -8,19 +6,14 @@ import { burst, call, expectError, rateLimitOf, statusCounts, type Reply } from 
  * counting happens in one atomic step in Redis, so neither concurrent requests on one replica
  * nor requests spread over two replicas can get past the quota.
  */
-let redis: TestRedis;
 let system: SystemHandle;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  system = await startSystem({ redisUrl: redis.url, replicas: 2 });
-  // The subject is Redis mode: a replica that came up before its Redis connection would start in-process.
-  for (const g of system.gateways) await waitFor(async () => (await call(`${g.url}/readyz`)).json?.['status'] === 'ready', 5_000, 'readiness');
+  system = await startSystem({ redis: true, replicas: 2 });
 });
 
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 /** Global fetch underneath (see `call`). */

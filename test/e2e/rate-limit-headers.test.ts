@@ -1,5 +1,4 @@
 import { freePort } from '../helpers/ports';
-import { TestRedis } from '../helpers/redis-server';
 import { createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
 import { call, expectError, nextUtcMidnightSeconds, rateLimitOf, type CallOptions } from '../helpers/traffic';
 
@@ -8,22 +7,19 @@ import { call, expectError, nextUtcMidnightSeconds, rateLimitOf, type CallOption
  * and RateLimit, describing the window with the fewest requests remaining.
  */
 const ANON_PER_MINUTE = 50;
-let redis: TestRedis;
 let system: SystemHandle;
 let gateway: GatewayHandle;
 /** A second replica on the same Redis whose pets-service address has nobody listening: every proxied request is a 502. */
 let broken: GatewayHandle;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  system = await startSystem({ redisUrl: redis.url, gatewayEnv: { ANON_PER_MINUTE: String(ANON_PER_MINUTE) } });
+  system = await startSystem({ redis: true, gatewayEnv: { ANON_PER_MINUTE: String(ANON_PER_MINUTE) } });
   gateway = system.gateways[0]!;
   broken = await system.startGateway({ PETS_URL: `http://127.0.0.1:${await freePort()}` });
 });
 
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 interface Case {

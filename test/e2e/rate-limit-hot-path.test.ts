@@ -1,5 +1,4 @@
 import { SCRIPT_INNER_COMMANDS } from '../../gateway/src/limits/script';
-import { waitFor } from '../helpers/ports';
 import { TestRedis } from '../helpers/redis-server';
 import { createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
 import { call, expectError, sequence } from '../helpers/traffic';
@@ -13,8 +12,8 @@ import { call, expectError, sequence } from '../helpers/traffic';
  * BAN_THRESHOLD is set high so the refused requests below never reach a ban (setting a ban is one
  * more Redis call, by design).
  */
-let redis: TestRedis;
 let system: SystemHandle;
+let redis: TestRedis;
 let gateway: GatewayHandle;
 
 /** What this file's own inspection sends (INFO, CONFIG RESETSTAT), not the gateway. */
@@ -26,16 +25,13 @@ async function gatewayCommands(): Promise<Record<string, number>> {
 }
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  system = await startSystem({ redisUrl: redis.url, gatewayEnv: { BAN_THRESHOLD: '1000000' } });
+  system = await startSystem({ redis: true, gatewayEnv: { BAN_THRESHOLD: '1000000' } });
+  redis = system.redis!;
   gateway = system.gateways[0]!;
-  // The subject is Redis mode: a gateway that came up before its Redis connection would start in-process.
-  await waitFor(async () => (await call(`${gateway.url}/readyz`)).json?.['status'] === 'ready', 5_000, 'readiness');
 });
 
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 const pets = (key: string) => call(`${gateway.url}/v1/pets`, { key });

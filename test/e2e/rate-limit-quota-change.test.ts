@@ -1,5 +1,4 @@
 import { sleep } from '../helpers/ports';
-import { TestRedis } from '../helpers/redis-server';
 import { admin, createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
 import { call, expectError, rateLimitOf, type Reply } from '../helpers/traffic';
 
@@ -8,14 +7,12 @@ import { call, expectError, rateLimitOf, type Reply } from '../helpers/traffic';
  * made through one replica takes effect on every replica within 1 s, without a restart, even where
  * the key was already resolved and cached.
  */
-let redis: TestRedis;
 let system: SystemHandle;
 let a: GatewayHandle;
 let b: GatewayHandle;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  system = await startSystem({ redisUrl: redis.url, replicas: 2 });
+  system = await startSystem({ redis: true, replicas: 2 });
   [a, b] = [system.gateways[0]!, system.gateways[1]!];
 });
 
@@ -26,7 +23,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 const pets = (gateway: GatewayHandle, key: string) => call(`${gateway.url}/v1/pets`, { key });

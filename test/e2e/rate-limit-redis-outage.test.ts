@@ -7,20 +7,19 @@ import { call, expectError, metricValue, rateLimitOf, sequence, statusCounts } f
  * Redis down: no request waits on it, nothing turns into a 5xx, limits keep applying in-process
  * (per replica), readiness and metrics say so; Redis back: the gateway returns to it by itself.
  */
-let redis: TestRedis;
 let system: SystemHandle;
+let redis: TestRedis;
 let gateway: GatewayHandle;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
   // A generous anonymous limit: after the restart Redis is empty, so the steady client's key is unknown (401).
-  system = await startSystem({ redisUrl: redis.url, gatewayEnv: { ANON_PER_MINUTE: '100000' } });
+  system = await startSystem({ redis: true, gatewayEnv: { ANON_PER_MINUTE: '100000' } });
+  redis = system.redis!;
   gateway = system.gateways[0]!;
 });
 
 afterAll(async () => {
   await system?.stop();
-  await redis?.stop();
 });
 
 interface Sample {

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { waitFor } from './ports';
 import { COMPILED, ServiceProcess, spawnOnFreePorts } from './processes';
+import { TestRedis } from './redis-server';
 
 export const TEST_SECRET = 'test-internal-secret-0123456789abcdef';
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -18,12 +20,15 @@ export interface SystemHandle {
   pets: ServiceProcess;
   gateways: GatewayHandle[];
   dataDir: string;
+  /** The system's own redis-server, when started with `redis: true`. */
+  redis?: TestRedis;
   stop(): Promise<void>;
   startGateway(extraEnv?: Record<string, string>): Promise<GatewayHandle>;
 }
 
 export interface SystemOptions {
-  redisUrl?: string;
+  /** Start a redis-server of its own (stopped with the system) and point every gateway at it. */
+  redis?: boolean;
   replicas?: number;
   gatewayEnv?: Record<string, string>;
   /** Point the gateways somewhere else than the pets-service started here. */
@@ -31,7 +36,9 @@ export interface SystemOptions {
 }
 
 /** The real system from the compiled build: one pets-service and N gateway processes. */
-export async function startSystem({ redisUrl, replicas = 1, gatewayEnv = {}, petsUrl }: SystemOptions = {}): Promise<SystemHandle> {
+export async function startSystem({ redis: withRedis = false, replicas = 1, gatewayEnv = {}, petsUrl }: SystemOptions = {}): Promise<SystemHandle> {
+  const redis = withRedis ? await TestRedis.start() : undefined;
+  const redisUrl = redis?.url;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-'));
   const { pets, ownPetsUrl } = await spawnOnFreePorts(1, async ([petsPort = 0]) => {
     const child = ServiceProcess.spawn(COMPILED.pets, {
@@ -61,6 +68,10 @@ export async function startSystem({ redisUrl, replicas = 1, gatewayEnv = {}, pet
     const handle = { process, port, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}` };
     await process.ready(`${handle.url}/healthz`);
     await process.ready(`${handle.adminUrl}/admin/plans`);
+    if (redis) {
+      // A gateway that came up before its Redis connection starts limiting in process; the tests want Redis mode.
+      await waitFor(async () => ((await (await fetch(`${handle.url}/readyz`)).json()) as { status: string }).status === 'ready', 5_000, 'readiness');
+    }
     gateways.push(handle);
     return handle;
   });
@@ -71,9 +82,11 @@ export async function startSystem({ redisUrl, replicas = 1, gatewayEnv = {}, pet
     pets,
     gateways,
     dataDir,
+    redis,
     startGateway,
     async stop() {
       await Promise.all([...gateways.map((g) => g.process.stop()), pets.stop()]);
+      await redis?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
