@@ -3,7 +3,7 @@ import type { Quotas } from '../accounts/types';
 import type { KeySubject, LimitDecision, Limiter, WindowState } from './types';
 import type { MemoryLimiter } from './memory-limiter';
 
-export const DEGRADED_MODE = 'in-process (redis unavailable)';
+const DEGRADED_MODE = 'in-process (redis unavailable)';
 
 export interface FailoverOptions {
   primary: Limiter;

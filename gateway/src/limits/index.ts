@@ -42,9 +42,5 @@ function failover(redis: Redis, options: CreateLimiterOptions): Limiter {
   });
 }
 
-export { rateLimitHeaders } from './headers';
-export { FailoverLimiter, DEGRADED_MODE } from './failover-limiter';
-export { MemoryLimiter } from './memory-limiter';
 export { RedisLimiter } from './redis-limiter';
-export { StoreUnavailableError } from '../store-errors';
 export type * from './types';
