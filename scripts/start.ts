@@ -4,11 +4,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { developmentSecret } from '../shared/src/env';
+import { EnvReader, developmentSecret } from '../shared/src/env';
 
 const root = path.resolve(__dirname, '..', '..');
 const env: NodeJS.ProcessEnv = { ...process.env };
-if (env.NODE_ENV !== 'production' && !env.INTERNAL_JWT_SECRET) {
+if (!new EnvReader(env).production && !env.INTERNAL_JWT_SECRET) {
   // Both processes (and `npm run admin -- token`) read the same generated secret.
   env.INTERNAL_JWT_SECRET = developmentSecret(path.join(root, 'data', '.dev-internal-jwt-secret'));
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFoundHandler } from '../../shared/src/errors';
 import { httpLogger } from '../../shared/src/logger';
 import { openApiDocument } from '../../shared/src/openapi';
+import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
 import type { Limiter } from './limits/types';
@@ -16,12 +17,13 @@ import { rateLimit } from './pipeline/rate-limit';
 import { route } from './pipeline/route';
 import { signInternalTokenStage } from './pipeline/sign-internal-token';
 
-export interface GatewayDeps {
+export interface PublicAppDeps {
   config: Pick<GatewayConfig, 'petsUrl' | 'upstreamTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'trustProxy'>;
   logger: Logger;
   keys: KeyResolver;
   limiter: Limiter;
   metrics: GatewayMetrics;
+  lifecycle: Lifecycle;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface GatewayDeps {
  * → require a key → route → sign internal token → proxy.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, keys, limiter, metrics }: GatewayDeps): Express {
+export function createApp({ config, logger, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -43,9 +45,11 @@ export function createApp({ config, logger, keys, limiter, metrics }: GatewayDep
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  // Degraded still serves (limits fall back to each replica), so it stays 200 and says so.
+  // Degraded still serves (limits fall back to each replica), so it stays 200 and says so;
+  // a draining replica answers 503 so that a balancer stops sending it new work.
   app.get('/readyz', (_req, res) => {
-    res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
+    if (lifecycle.draining) res.status(503).json({ status: 'draining', rateLimiter: limiter.mode });
+    else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
   });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Animal Store API' }));
 

@@ -50,6 +50,31 @@ describe('gateway configuration', () => {
     }
   });
 
+  it('when NODE_ENV is production in any case, then development conveniences are off and the secrets are required', () => {
+    for (const value of ['Production', 'PRODUCTION', ' production ']) {
+      expect(problemsOf({ NODE_ENV: value })).toEqual([
+        'ADMIN_TOKEN is required when NODE_ENV=production',
+        'INTERNAL_JWT_SECRET is required when NODE_ENV=production',
+      ]);
+    }
+    const config = loadGatewayConfig({ NODE_ENV: 'PRODUCTION', ADMIN_TOKEN: 'a'.repeat(32), INTERNAL_JWT_SECRET: SECRET });
+    expect(config).toMatchObject({ production: true, nodeEnv: 'production', adminTokenGenerated: false });
+  });
+
+  it('when NODE_ENV is not a known environment, then the start is refused naming it', () => {
+    expect(problemsOf({ NODE_ENV: 'prod', INTERNAL_JWT_SECRET: SECRET, ADMIN_TOKEN: 'a'.repeat(32) })).toEqual([
+      'NODE_ENV must be one of development, test, production (any case), got "prod"',
+    ]);
+    expect(loadGatewayConfig({ NODE_ENV: 'Development', INTERNAL_JWT_SECRET: SECRET })).toMatchObject({ production: false, adminTokenGenerated: true });
+  });
+
+  it('when PUBLIC_BASE_URL is set, then it must be an http(s) URL ending in /v1, kept without a trailing slash', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PUBLIC_BASE_URL: 'https://api.example.com/v1/' }).publicBaseUrl).toBe('https://api.example.com/v1');
+    for (const bad of ['api.example.com/v1', 'ftp://api.example.com/v1', 'https://api.example.com/', 'https://api.example.com/v1?x=1', 'https://u:p@api.example.com/v1']) {
+      expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PUBLIC_BASE_URL: bad })).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL must be/)]);
+    }
+  });
+
   it('when NODE_ENV=production lacks the secrets, then both are named', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
     expect(problems).toEqual(

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { EnvReader, developmentSecret } from '../../shared/src/env';
+import { EnvReader } from '../../shared/src/env';
+import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
 
-export interface GatewayConfig {
-  production: boolean;
+export interface GatewayConfig extends SharedSettings {
   host: string;
   port: number;
   adminHost: string;
@@ -13,9 +13,9 @@ export interface GatewayConfig {
   adminToken: string;
   /** True when no ADMIN_TOKEN was given and one was generated for this run. */
   adminTokenGenerated: boolean;
-  internalJwtSecret: string;
-  logLevel: string;
   upstreamTimeoutMs: number;
+  /** A request body must arrive whole within this, or the answer is 408 request_timeout. */
+  bodyTimeoutMs: number;
   /** Express's `trust proxy` value: false, a hop count, or a list of addresses and CIDR ranges. */
   trustProxy: false | number | string[];
   anonPerMinute: number;
@@ -24,7 +24,6 @@ export interface GatewayConfig {
   banSeconds: number;
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
 
 /** Reads and validates the gateway's environment once; throws a ConfigError naming every bad variable. */
@@ -32,7 +31,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
   const read = new EnvReader(env);
   const adminToken = read.secret('ADMIN_TOKEN', () => randomBytes(24).toString('base64url'));
   const config: GatewayConfig = {
-    production: read.production,
+    ...readSharedSettings(read),
     host: read.string('HOST') ?? '0.0.0.0',
     port: read.port('PORT', 8080),
     adminHost: read.string('ADMIN_HOST') ?? '127.0.0.1',
@@ -41,9 +40,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     petsUrl: read.url('PETS_URL', 'http://127.0.0.1:8082', ['http:', 'https:']) ?? 'http://127.0.0.1:8082',
     adminToken: adminToken.value,
     adminTokenGenerated: adminToken.generated,
-    internalJwtSecret: read.secret('INTERNAL_JWT_SECRET', () => developmentSecret(), 32).value,
-    logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     upstreamTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
+    bodyTimeoutMs: read.integer('BODY_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     trustProxy: parseTrustProxy(read),
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),
     banThreshold: read.string('BAN_THRESHOLD') === undefined ? null : read.integer('BAN_THRESHOLD', 1, { min: 1, max: 1_000_000 }),

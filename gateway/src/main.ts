@@ -1,100 +1,47 @@
 /**
- * The gateway's composition root: configuration, Redis (or the in-process default), stores,
- * limiter, metrics and logger, the public app and the admin app, each on its own port.
+ * The gateway process: configuration, the gateway itself (`createGateway`), its two servers (the
+ * public port and the admin port), the start banner and the stop on SIGTERM/SIGINT.
  */
-import { createServer, type Server } from 'node:http';
-import { createLogger } from '../../shared/src/logger';
-import { answerUnparseableRequests } from '../../shared/src/client-errors';
 import { loadOrExit } from '../../shared/src/env';
-import { AccountService } from './accounts/account-service';
-import { MemoryAccountStore } from './accounts/memory-account-store';
-import { PrincipalResolver } from './accounts/principal-resolver';
-import { RedisAccountStore } from './accounts/redis-account-store';
-import type { AccountStore } from './accounts/types';
-import { createAdminApp } from './admin/app';
-import { createApp } from './app';
+import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
+import { createLogger } from '../../shared/src/logger';
+import type { AccountService } from './admin/account-service';
 import { loadGatewayConfig, type GatewayConfig } from './config';
-import { createLimiter } from './limits';
-import { createMetrics } from './metrics';
-import { connectRedis, createSubscriber, type Redis } from './redis';
+import { createGateway } from './gateway';
+
+/**
+ * Public and admin ports. Idle keep-alive connections are kept 5 s: long enough for a client's
+ * next request, short enough that idle connections from many clients cost little. Headers must
+ * arrive within 10 s; the body has its own deadline (BODY_TIMEOUT_MS), answered in the Error
+ * shape, so Node's whole-request timeout is only a backstop behind it.
+ */
+function serverTimeouts(config: GatewayConfig): ServerTimeouts {
+  return { headersTimeoutMs: 10_000, requestTimeoutMs: config.bodyTimeoutMs + 20_000, keepAliveTimeoutMs: 5_000 };
+}
 
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadGatewayConfig(process.env), 'gateway');
   const logger = createLogger('gateway', config.logLevel);
+  const gateway = await createGateway(config, { logger });
 
-  let redis: Redis | undefined;
-  let store: AccountStore;
-  if (config.redisUrl) {
-    redis = await connectRedis(config.redisUrl);
-    const redisStore = new RedisAccountStore({ redis, subscriber: createSubscriber(config.redisUrl) });
-    await Promise.race([redisStore.whenSubscribed(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    store = redisStore;
-    if (redis.status !== 'ready') logger.warn({ redis: redactUrl(config.redisUrl) }, 'Redis is not reachable yet: limiting in-process until it is');
-  } else {
-    logger.warn('REDIS_URL is not set: accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
-    store = new MemoryAccountStore();
-  }
+  const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway);
+  const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway);
+  await publicServer.listen(config.port, config.host);
+  await adminServer.listen(config.adminPort, config.adminHost);
+  logger.info({ port: config.port, adminPort: config.adminPort, rateLimiter: gateway.limiter.mode }, 'gateway listening');
 
-  const limiter = createLimiter({
-    redis,
+  // Development only: a production deployment never prints a working key.
+  const demoKey = !config.production && !config.redisUrl ? await createDemoKey(gateway.accounts) : undefined;
+  printWelcome(config, gateway.storeKind, demoKey);
+
+  stopOnSignals({
+    name: 'gateway',
     logger,
-    ban: { threshold: config.banThreshold, seconds: config.banSeconds },
-  });
-  const metrics = createMetrics({ isDegraded: () => limiter.degraded });
-  const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
-  store.onChange((event) => {
-    if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
-  });
-  const accounts = new AccountService({ store, limiter });
-
-  const publicServer = createServer(createApp({ config, logger, keys, limiter, metrics }));
-  const adminServer = createServer(
-    createAdminApp({
-      service: accounts,
-      adminToken: config.adminToken,
-      logger,
-      extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
-    }),
-  );
-  answerUnparseableRequests(publicServer);
-  answerUnparseableRequests(adminServer);
-  await listen(publicServer, config.port, config.host);
-  await listen(adminServer, config.adminPort, config.adminHost);
-  logger.info({ port: config.port, adminPort: config.adminPort, rateLimiter: limiter.mode }, 'gateway listening');
-
-  const demoKey = !config.production && !config.redisUrl ? await createDemoKey(accounts) : undefined;
-  printWelcome(config, demoKey);
-
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'gateway stopping');
-    setTimeout(() => process.exit(1), 10_000).unref();
-    Promise.all([close(publicServer), close(adminServer)])
-      .then(() => Promise.all([limiter.close(), keys.close(), store.close()]))
-      .then(() => redis?.quit())
-      .catch((err: unknown) => logger.error({ err }, 'error while stopping'))
-      .finally(() => process.exit(0));
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
+    servers: [publicServer, adminServer],
+    markDraining: () => {
+      gateway.draining = true;
+    },
+    release: () => gateway.close(),
   });
 }
 
@@ -103,17 +50,13 @@ async function createDemoKey(accounts: AccountService): Promise<string> {
   return (await accounts.createKey(account.id)).key;
 }
 
-function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
-}
-
 /** A human-readable start banner: where things are, and (outside production) how to try them. */
-function printWelcome(config: GatewayConfig, demoKey: string | undefined): void {
+function printWelcome(config: GatewayConfig, storeKind: string, demoKey: string | undefined): void {
   const publicHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const base = `http://${publicHost}:${config.port}`;
   const lines = [
     '',
-    `Animal Store gateway ready (${config.redisUrl ? 'Redis' : 'in-process store'})`,
+    `Animal Store gateway ready (${storeKind})`,
     `  public API   ${base}/v1    docs ${base}/docs`,
     `  admin API    http://${config.adminHost}:${config.adminPort}/admin`,
   ];

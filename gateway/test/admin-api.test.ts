@@ -1,7 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import { createLogger } from '../../shared/src/logger';
-import { AccountService } from '../src/accounts/account-service';
+import { AccountService } from '../src/admin/account-service';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import { createLogger } from '../../shared/src/logger';
 import { verifyInternalToken } from '../../shared/src/internal-token';
-import { AccountService } from '../src/accounts/account-service';
+import { AccountService } from '../src/admin/account-service';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { createAdminApp } from '../src/admin/app';

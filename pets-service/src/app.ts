@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { errorHandler, notFoundHandler } from '../../shared/src/errors';
 import { httpLogger, type Logger } from '../../shared/src/logger';
+import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import { authenticateInternalToken } from './http/authenticate';
 import { createCursorCodec } from './http/cursor';
@@ -13,10 +14,13 @@ export interface AppDeps {
   readonly logger: Logger;
   /** Verifies internal tokens; the list-cursor key is derived from it as well. */
   readonly internalTokenSecret: string;
+  /** `PUBLIC_BASE_URL`: links are absolute on it; undefined, they are relative. */
+  readonly publicBaseUrl?: string;
+  readonly lifecycle?: Lifecycle;
 }
 
 /** The HTTP application, without listening: main.ts and the tests decide where it runs. */
-export function createApp({ service, logger, internalTokenSecret }: AppDeps): Express {
+export function createApp({ service, logger, internalTokenSecret, publicBaseUrl, lifecycle = { draining: false } }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
 
@@ -25,9 +29,13 @@ export function createApp({ service, logger, internalTokenSecret }: AppDeps): Ex
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // A stopping replica says so, so a balancer stops sending it new work while it finishes.
+  app.get('/readyz', (_req, res) => {
+    res.status(lifecycle.draining ? 503 : 200).json({ status: lifecycle.draining ? 'draining' : 'ready' });
+  });
   app.use(getPetDeprecationHeaders);
   app.use(authenticateInternalToken(internalTokenSecret));
-  app.use(petsRoutes({ service, cursors: createCursorCodec(internalTokenSecret) }));
+  app.use(petsRoutes({ service, cursors: createCursorCodec(internalTokenSecret), publicBaseUrl }));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -1,20 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { EnvReader, developmentSecret } from '../../shared/src/env';
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+import { EnvReader } from '../../shared/src/env';
+import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
-export interface PetsConfig {
+export interface PetsConfig extends SharedSettings {
   readonly port: number;
   readonly host: string;
   /** Absolute path of the SQLite file; its folder exists once the config is loaded. */
   readonly dbPath: string;
-  readonly internalJwtSecret: string;
-  /** True when no secret was configured and the shared development one is used. */
-  readonly internalJwtSecretGenerated: boolean;
-  readonly logLevel: (typeof LOG_LEVELS)[number];
 }
 
 /** Reads and checks the whole environment once; throws a ConfigError naming every bad variable. */
@@ -24,8 +19,7 @@ export function loadPetsConfig(env: NodeJS.ProcessEnv): PetsConfig {
   const host = reader.string('PETS_HOST') ?? '127.0.0.1';
   if (isIP(host) === 0 && !HOST_NAME.test(host)) reader.problem(`PETS_HOST must be an IP address or a host name, got "${host}"`);
   const dbPath = path.resolve(reader.string('PETS_DB_PATH') ?? path.join('data', 'pets.db'));
-  const secret = reader.secret('INTERNAL_JWT_SECRET', () => developmentSecret());
-  const logLevel = reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS);
+  const shared = readSharedSettings(reader);
   reader.finish();
 
   // Only once everything else is valid: a refused start should leave no folder behind.
@@ -36,12 +30,5 @@ export function loadPetsConfig(env: NodeJS.ProcessEnv): PetsConfig {
     reader.finish();
   }
 
-  return Object.freeze({
-    port,
-    host,
-    dbPath,
-    internalJwtSecret: secret.value,
-    internalJwtSecretGenerated: secret.generated,
-    logLevel,
-  });
+  return Object.freeze({ ...shared, port, host, dbPath });
 }

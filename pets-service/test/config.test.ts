@@ -33,6 +33,10 @@ describe('pets-service configuration', () => {
       internalJwtSecret: SECRET,
       internalJwtSecretGenerated: false,
       logLevel: 'info',
+      nodeEnv: 'development',
+      production: false,
+      publicBaseUrl: undefined,
+      apiEnvironment: 'production',
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(existsSync(path.dirname(dbPath))).toBe(true);
@@ -78,6 +82,16 @@ describe('pets-service configuration', () => {
   it('when in production without a secret, then the start is refused', () => {
     expect(problemsOf({ NODE_ENV: 'production', PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
       'INTERNAL_JWT_SECRET is required when NODE_ENV=production',
+    ]);
+  });
+
+  it('when the secret is as short as the gateway refuses, then the pets-service refuses it too (one rule for both)', () => {
+    const secret = 'x'.repeat(31);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: secret, PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
+      'INTERNAL_JWT_SECRET must be at least 32 characters long',
+    ]);
+    expect(problemsOf({ NODE_ENV: 'Production', INTERNAL_JWT_SECRET: 'y'.repeat(16), PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
+      'INTERNAL_JWT_SECRET must be at least 32 characters long',
     ]);
   });
 

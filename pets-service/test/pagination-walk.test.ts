@@ -14,10 +14,10 @@ async function walkPages(pets: TestPetsService, firstQuery: string): Promise<Pet
   let path: string | undefined = `/pets${firstQuery}`;
   for (let pages = 0; path !== undefined; pages++) {
     if (pages > 1000) throw new Error('the walk does not end');
-    const res: request.Response = await request(pets.app).get(path).set('Authorization', pets.auth).set('Host', 'pets.internal');
+    const res: request.Response = await request(pets.app).get(path).set('Authorization', pets.auth);
     expect(res.status).toBe(200);
     seen.push(res.body as Pet[]);
-    const next = /^<http:\/\/pets\.internal(\/pets\?[^>]+)>; rel="next"$/.exec(res.headers.link ?? '')?.[1];
+    const next = /^<(\/pets\?[^>]+)>; rel="next"$/.exec(res.headers.link ?? '')?.[1];
     path = next;
   }
   return seen;

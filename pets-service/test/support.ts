@@ -29,12 +29,12 @@ export interface TestPetsService {
   close(): void;
 }
 
-export function startTestService(): TestPetsService {
+export function startTestService({ publicBaseUrl }: { publicBaseUrl?: string } = {}): TestPetsService {
   const dir = tempDir();
   const dbPath = path.join(dir, 'pets.db');
   const { db } = openDatabase(dbPath);
   const service = createPetService(createPetRepository(db));
-  const app = createApp({ service, logger: createLogger('pets-service-test', 'silent'), internalTokenSecret: SECRET });
+  const app = createApp({ service, logger: createLogger('pets-service-test', 'silent'), internalTokenSecret: SECRET, publicBaseUrl });
   return {
     app,
     db,

@@ -6,13 +6,34 @@ import path from 'node:path';
  * Reads environment variables and collects every problem, so a misconfigured
  * process names all of them at once and refuses to start (`finish()` throws).
  */
+export const NODE_ENVIRONMENTS = ['development', 'test', 'production'] as const;
+export type NodeEnvironment = (typeof NODE_ENVIRONMENTS)[number];
+
 export class EnvReader {
   private readonly problems: string[] = [];
+  /** NODE_ENV, matched without regard to case; unset means development. */
+  readonly nodeEnv: NodeEnvironment;
 
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
+  constructor(private readonly env: NodeJS.ProcessEnv) {
+    this.nodeEnv = this.readNodeEnv();
+  }
 
+  /**
+   * Production is decided once, here: `Production` or ` PRODUCTION ` must not start a deployment
+   * in development mode (a generated admin token, a printed demo key). An unknown value is refused,
+   * and counts as production meanwhile, so that no development convenience runs before the refusal.
+   */
   get production(): boolean {
-    return this.env.NODE_ENV === 'production';
+    return this.nodeEnv === 'production';
+  }
+
+  private readNodeEnv(): NodeEnvironment {
+    const raw = this.env.NODE_ENV;
+    if (raw === undefined || raw.trim() === '') return 'development';
+    const value = raw.trim().toLowerCase();
+    if ((NODE_ENVIRONMENTS as readonly string[]).includes(value)) return value as NodeEnvironment;
+    this.problems.push(`NODE_ENV must be one of ${NODE_ENVIRONMENTS.join(', ')} (any case), got "${raw}"`);
+    return 'production';
   }
 
   string(name: string): string | undefined {

@@ -41,7 +41,7 @@ describe('gateway routing', () => {
     expect(await listed.json()).toEqual(expect.arrayContaining([expect.objectContaining({ id: pet.id })]));
   });
 
-  it('when more pets exist than a page holds, then the Link header is built on the address the client used', async () => {
+  it('when more pets exist than a page holds, then the Link header is a relative reference that leads to the next page', async () => {
     for (let i = 0; i < 3; i += 1) {
       await fetch(`${url}/v1/pets`, {
         method: 'POST',
@@ -49,10 +49,10 @@ describe('gateway routing', () => {
         body: JSON.stringify({ name: `p${i}`, categoryId: 1 }),
       });
     }
-    const page = await fetch(`${url}/v1/pets?limit=1`, { headers: auth });
+    const page = await fetch(`${url}/v1/pets?limit=1`, { headers: { ...auth, host: 'evil.example', 'x-forwarded-host': 'evil.example' } });
     const link = page.headers.get('link');
-    expect(link).toMatch(new RegExp(`^<${url.replace(/[.]/g, '\\.')}/v1/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
-    const next = await fetch(/<([^>]+)>/.exec(link!)![1]!, { headers: auth });
+    expect(link).toMatch(/^<\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/);
+    const next = await fetch(new URL(/<([^>]+)>/.exec(link!)![1]!, url), { headers: auth });
     expect(next.status).toBe(200);
   });
 

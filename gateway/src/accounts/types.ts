@@ -1,4 +1,5 @@
 /** Accounts, API keys and plans: what the gateway knows about its clients. */
+import type { KeySubject, Quotas } from '../limits/types';
 
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -36,17 +37,8 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-export interface Quotas {
-  perMinute: number;
-  perDay: number;
-}
-
-/** Who is calling, as the pipeline sees it after authentication. */
-export interface Principal {
-  keyId: string;
-  accountId: string;
-  quotas: Quotas;
-}
+/** Who is calling, as the pipeline sees it after authentication: exactly what the limiter needs. */
+export type Principal = KeySubject;
 
 /** Published by a store on every write, so every replica can drop what it cached. */
 export type ChangeEvent =

@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import { ApiError, errorHandler, methodNotAllowed, notFoundHandler } from '../../../shared/src/errors';
 import { httpLogger, type Logger } from '../../../shared/src/logger';
 import { requestId } from '../../../shared/src/request-id';
-import type { AccountService } from '../accounts/account-service';
+import type { AccountService } from './account-service';
 import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
 import { parseAuthorization, sameSecret } from '../keys/api-key';

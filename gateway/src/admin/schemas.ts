@@ -1,5 +1,5 @@
 import { createValidator, type Validator } from '../../../shared/src/validation';
-import { MAX_NAME_LENGTH, MAX_QUOTA, type AccountPatch, type NewAccountInput, type PlanNumbers } from '../accounts/account-service';
+import { MAX_NAME_LENGTH, MAX_QUOTA, type AccountPatch, type NewAccountInput, type PlanNumbers } from './account-service';
 import { PLAN_NAMES } from '../accounts/types';
 
 /** Admin request bodies: unknown fields are refused, and every message names the field at fault. */

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Quotas } from '../accounts/types';
-import type { KeySubject, LimitDecision, Limiter, WindowState } from './types';
+import type { KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
 import type { MemoryLimiter } from './memory-limiter';
 
 const DEGRADED_MODE = 'in-process (redis unavailable)';

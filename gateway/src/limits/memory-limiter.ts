@@ -1,7 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { Quotas } from '../accounts/types';
 import { AnonymousLimiter } from './anonymous';
-import type { BanPolicy, KeySubject, LimitDecision, Limiter, WindowState } from './types';
+import type { BanPolicy, KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
 import { accountWindows, banThreshold, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDay } from './windows';
 
 interface AccountCounts {

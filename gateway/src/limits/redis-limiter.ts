@@ -1,11 +1,10 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
-import type { Quotas } from '../accounts/types';
 import { AnonymousLimiter } from './anonymous';
 import { BoundedMap } from './bounded-map';
 import { StoreUnavailableError, withDeadline } from '../store-errors';
 import { BAN_LUA, CONSUME_LUA, USAGE_LUA, parseConsumeReply, parseUsageReply, type ConsumeReply } from './script';
-import type { BanPolicy, KeySubject, LimitDecision, Limiter, WindowName, WindowState } from './types';
+import type { BanPolicy, KeySubject, LimitDecision, Limiter, Quotas, WindowName, WindowState } from './types';
 import { accountWindows, banThreshold, exhausted, MINUTE_MS, refusingWindow, sameQuotas } from './windows';
 
 export interface RedisLimiterOptions {

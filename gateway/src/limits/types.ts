@@ -1,4 +1,8 @@
-import type { Quotas } from '../accounts/types';
+/** An account's numbers: what the limiter enforces. */
+export interface Quotas {
+  perMinute: number;
+  perDay: number;
+}
 
 export type WindowName = 'minute' | 'day';
 

@@ -1,5 +1,4 @@
-import type { Quotas } from '../accounts/types';
-import type { BanPolicy, WindowName, WindowState } from './types';
+import type { BanPolicy, Quotas, WindowName, WindowState } from './types';
 
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;

@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { methodNotAllowed } from '../../../shared/src/errors';
 import type { NewPet } from '../../../shared/src/pets';
 import { createValidator, parameterSchemaOf, schemaOf } from '../../../shared/src/validation';
@@ -7,7 +7,7 @@ import type { CursorCodec } from './cursor';
 import { integerOrText } from './integer-text';
 import { jsonBody } from '../../../shared/src/json-body';
 import { parseListQuery, type ListQuery } from './list-query';
-import { publicOrigin, publicPathPrefix } from './public-address';
+import { linkBase, publicPathPrefix } from './public-address';
 
 const validateNewPet = createValidator<Required<NewPet>>(schemaOf('NewPet'), 'invalid_body', 'body');
 const validatePetId = createValidator<number>(parameterSchemaOf('petId'), 'invalid_parameter', 'petId');
@@ -15,10 +15,12 @@ const validatePetId = createValidator<number>(parameterSchemaOf('petId'), 'inval
 export interface PetsRoutesDeps {
   readonly service: PetService;
   readonly cursors: CursorCodec;
+  /** `PUBLIC_BASE_URL`, when set. */
+  readonly publicBaseUrl?: string;
 }
 
 /** HTTP in, HTTP out: every rule lives in the validators and the service. */
-export function petsRoutes({ service, cursors }: PetsRoutesDeps): Router {
+export function petsRoutes({ service, cursors, publicBaseUrl }: PetsRoutesDeps): Router {
   const router = Router();
 
   router
@@ -27,7 +29,7 @@ export function petsRoutes({ service, cursors }: PetsRoutesDeps): Router {
       const query = parseListQuery(req, cursors);
       const page = service.listPets(query);
       const last = page.pets.at(-1);
-      if (page.hasMore && last) res.setHeader('Link', `<${nextPageUrl(req, query, cursors.encode(last.id))}>; rel="next"`);
+      if (page.hasMore && last) res.setHeader('Link', `<${nextPageUrl(linkBase(req, publicBaseUrl), query, cursors.encode(last.id))}>; rel="next"`);
       res.json(page.pets);
     })
     .post(jsonBody('a JSON object describing the pet'), (req, res) => {
@@ -46,11 +48,11 @@ export function petsRoutes({ service, cursors }: PetsRoutesDeps): Router {
   return router;
 }
 
-/** The same listing as the client asked for, on the address it used, one page further. */
-function nextPageUrl(req: Request, query: ListQuery, cursor: string): string {
+/** The same listing as the client asked for, one page further. */
+function nextPageUrl(base: string, query: ListQuery, cursor: string): string {
   const params = new URLSearchParams();
   if (query.chosen.limit !== undefined) params.set('limit', String(query.chosen.limit));
   if (query.chosen.status !== undefined) params.set('status', query.chosen.status);
   params.set('cursor', cursor);
-  return `${publicOrigin(req) ?? ''}${publicPathPrefix(req)}/pets?${params.toString()}`;
+  return `${base}/pets?${params.toString()}`;
 }

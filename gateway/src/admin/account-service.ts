@@ -1,7 +1,7 @@
 import { ApiError } from '../../../shared/src/errors';
 import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, generateApiKey, hashApiKey, newAccountId, newKeyId } from '../keys/api-key';
-import type { Limiter, WindowName, WindowState } from '../limits/types';
-import { PLAN_NAMES, type Account, type AccountStore, type Plan, type PlanName, type Quotas } from './types';
+import type { Limiter, Quotas, WindowName, WindowState } from '../limits/types';
+import { PLAN_NAMES, type Account, type AccountStore, type Plan, type PlanName } from '../accounts/types';
 
 /** What the ops use cases need from the limiter. */
 export type UsageLimiter = Pick<Limiter, 'usage' | 'liftBan' | 'forgetAccount'>;

@@ -1,0 +1,127 @@
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { answerUnparseableRequests } from './client-errors';
+
+/**
+ * The HTTP servers of both services: deliberate timeouts, and a drain that lets a rolling deploy
+ * stop a process without losing a request.
+ *
+ * Timeouts (each a defence against a client holding a connection for nothing):
+ * - `headersTimeoutMs`: a request's headers must arrive within this (slowloris).
+ * - `requestTimeoutMs`: the whole request within this. A backstop only: the gateway reads bodies
+ *   itself under its own, shorter deadline (`BODY_TIMEOUT_MS`) and answers that in the Error shape;
+ *   Node's own answer to this one is a bare 408.
+ * - `keepAliveTimeoutMs`: an idle keep-alive connection is closed after this. Node advertises exactly
+ *   this value in `Keep-Alive: timeout=`, and upstream hints are never relayed, so what a client is
+ *   told is what it gets.
+ */
+export interface ServerTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+export interface Lifecycle {
+  /** True from the first stop signal: readiness answers 503 and every response closes its connection. */
+  readonly draining: boolean;
+}
+
+export interface DrainableServer {
+  readonly server: Server;
+  listen(port: number, host: string): Promise<void>;
+  /**
+   * Stops accepting connections, closes the idle ones at once, lets every request already
+   * received finish with `Connection: close`, and resolves when the last connection is gone.
+   */
+  drain(): Promise<void>;
+  /** Cuts every connection still open (the drain's last resort). */
+  cut(): void;
+}
+
+/** A server whose connections close as their responses end once `lifecycle.draining` is set. */
+export function createDrainableServer(app: RequestListener, timeouts: ServerTimeouts, lifecycle: Lifecycle): DrainableServer {
+  const inFlight = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (lifecycle.draining) closeAfter(res);
+    app(req, res);
+  });
+  server.headersTimeout = timeouts.headersTimeoutMs;
+  server.requestTimeout = timeouts.requestTimeoutMs;
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  answerUnparseableRequests(server);
+
+  let drained: Promise<void> | undefined;
+  return {
+    server,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }),
+    drain() {
+      drained ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const res of inFlight) closeAfter(res);
+        server.closeIdleConnections();
+      });
+      return drained;
+    },
+    cut: () => server.closeAllConnections(),
+  };
+}
+
+/**
+ * The connection ends with this response: `Connection: close` when the head is not out yet
+ * (Node then closes the socket after the last byte), otherwise an explicit end once it finishes.
+ */
+function closeAfter(res: ServerResponse): void {
+  if (!res.headersSent) {
+    res.setHeader('Connection', 'close');
+    return;
+  }
+  res.once('finish', () => res.socket?.end());
+}
+
+export interface ShutdownOptions {
+  name: string;
+  logger: Logger;
+  servers: DrainableServer[];
+  /** Marks the process as draining (readiness 503) before the servers stop accepting. */
+  markDraining: () => void;
+  /** Releases what the servers used (stores, pools), after the last response is written. */
+  release: () => Promise<unknown>;
+  /** The whole stop never takes longer than this; past it, connections are cut and the exit code is 1. */
+  limitMs?: number;
+}
+
+/** SIGTERM or SIGINT: drain every server, release, exit 0; a stop that overruns `limitMs` exits 1. */
+export function stopOnSignals({ name, logger, servers, markDraining, release, limitMs = 9_500 }: ShutdownOptions): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, `${name} stopping: finishing the requests in flight`);
+    markDraining();
+    setTimeout(() => {
+      logger.error(`${name} could not finish its requests within ${limitMs} ms; cutting the remaining connections`);
+      for (const server of servers) server.cut();
+      process.exit(1);
+    }, limitMs).unref();
+    Promise.all(servers.map((server) => server.drain()))
+      .then(() => release())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, `${name}: error while stopping`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

@@ -1,0 +1,66 @@
+import { EnvReader, developmentSecret, type NodeEnvironment } from './env';
+
+/**
+ * The settings both services read, each defined once: its variable, default and rule.
+ * Each service's own settings (ports, stores) are in its `config.ts`, built on the same reader.
+ */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** HS256 needs a key at least as long as its output (RFC 7518 §3.2): 256 bits. */
+export const INTERNAL_JWT_SECRET_MIN_LENGTH = 32;
+
+export const API_ENVIRONMENTS = ['production', 'staging'] as const;
+export type ApiEnvironment = (typeof API_ENVIRONMENTS)[number];
+
+/** The path every public URL of the API starts with. */
+export const PUBLIC_PATH_PREFIX = '/v1';
+
+export interface SharedSettings {
+  readonly nodeEnv: NodeEnvironment;
+  readonly production: boolean;
+  readonly internalJwtSecret: string;
+  /** True when no secret was configured and the shared development one is used. */
+  readonly internalJwtSecretGenerated: boolean;
+  readonly logLevel: LogLevel;
+  /** `PUBLIC_BASE_URL` without a trailing slash (it ends in `/v1`), or undefined: links are relative then. */
+  readonly publicBaseUrl: string | undefined;
+  readonly apiEnvironment: ApiEnvironment;
+}
+
+export function readSharedSettings(read: EnvReader): SharedSettings {
+  const secret = read.secret('INTERNAL_JWT_SECRET', () => developmentSecret(), INTERNAL_JWT_SECRET_MIN_LENGTH);
+  return {
+    nodeEnv: read.nodeEnv,
+    production: read.production,
+    internalJwtSecret: secret.value,
+    internalJwtSecretGenerated: secret.generated,
+    logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    publicBaseUrl: readPublicBaseUrl(read),
+    apiEnvironment: read.oneOf('API_ENVIRONMENT', 'production', API_ENVIRONMENTS),
+  };
+}
+
+/**
+ * The public address of the API, e.g. `https://api.animalstore.example/v1`: an http(s) URL whose
+ * path ends in `/v1`, with no query, fragment or credentials, since links are built by appending to it.
+ */
+function readPublicBaseUrl(read: EnvReader): string | undefined {
+  const raw = read.string('PUBLIC_BASE_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    read.problem(`PUBLIC_BASE_URL must be an absolute http:// or https:// URL ending in ${PUBLIC_PATH_PREFIX}, got "${raw}"`);
+    return undefined;
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password || !path.endsWith(PUBLIC_PATH_PREFIX)) {
+    read.problem(
+      `PUBLIC_BASE_URL must be an http:// or https:// URL ending in ${PUBLIC_PATH_PREFIX}, without query, fragment or credentials (e.g. https://api.animalstore.example/v1), got "${raw}"`,
+    );
+    return undefined;
+  }
+  return `${url.origin}${path}`;
+}
