@@ -1,5 +1,5 @@
 /** Accounts, API keys and plans: what the gateway knows about its clients. */
-import type { KeySubject, Quotas } from '../limits/types';
+import type { KeySubject } from '../limits/types';
 
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
