@@ -25,6 +25,7 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
       plan: 'pro',
       perMinute: null,
       perDay: null,
+      email: null,
       createdAt: '2026-01-02T03:04:05.000Z',
       ...overrides,
     });
@@ -54,8 +55,8 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
         expect(await store.getAccount(account.id)).toEqual(account);
       });
 
-      it('when an account has overrides and a non-ASCII name, then both survive the round trip', async () => {
-        const account = anAccount({ name: 'Ünïcødé 🐾 Pets', plan: 'enterprise', perMinute: 5_000, perDay: 1_000_000_000 });
+      it('when an account has overrides, an email and a non-ASCII name, then all survive the round trip', async () => {
+        const account = anAccount({ email: 'zoë@example.com', name: 'Ünïcødé 🐾 Pets', plan: 'enterprise', perMinute: 5_000, perDay: 1_000_000_000 });
         await store.createAccount(account);
         expect(await store.getAccount(account.id)).toEqual(account);
       });

@@ -53,7 +53,7 @@ describe('RedisAccountStore specifics', () => {
     const key = generateApiKey();
     const accountId = newAccountId();
     const keyId = newKeyId();
-    await store.createAccount({ id: accountId, name: 'A', plan: 'free', perMinute: null, perDay: null, createdAt: '2026-01-01T00:00:00.000Z' });
+    await store.createAccount({ id: accountId, name: 'A', plan: 'free', perMinute: null, perDay: null, email: null, createdAt: '2026-01-01T00:00:00.000Z' });
     await store.addKey({ id: keyId, accountId, hash: hashApiKey(key), createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null });
     await store.setPlan({ name: 'pro', perMinute: 1, perDay: 2 });
     const keys = (await redis.command('KEYS', '*')).split('\r\n').filter((line) => line && !/^[*$]/.test(line));

@@ -99,6 +99,7 @@ describe('POST /admin/accounts', () => {
       perMinute: 300,
       perDay: 10_000,
       overrides: { perMinute: null, perDay: null },
+      email: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     expect(res.headers.location).toBe(`/admin/accounts/${res.body.id}`);

@@ -19,7 +19,7 @@ import {
  * Accounts, keys and plans in Redis, shared by every gateway replica.
  *
  * Layout (prefix `gw:` by default):
- * - `gw:account:{id}`  hash: id, name, plan, perMinute, perDay, createdAt ('' stands for null)
+ * - `gw:account:{id}`  hash: id, name, plan, perMinute, perDay, email, createdAt ('' stands for null)
  * - `gw:key:{id}`      hash: id, accountId, hash, createdAt, revokedAt ('' while active)
  * - `gw:keyhash:{sha}` string: the key id, the index authentication uses
  * - `gw:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
@@ -263,8 +263,8 @@ const nullable = (value: number | null) => (value === null ? '' : String(value))
 const fromNullable = (value: string | undefined) => (value === undefined || value === '' ? null : Number(value));
 
 function accountFields(account: Account): string[] {
-  const { id, name, plan, perMinute, perDay, createdAt } = account;
-  return ['id', id, 'name', name, 'plan', plan, 'perMinute', nullable(perMinute), 'perDay', nullable(perDay), 'createdAt', createdAt];
+  const { id, name, plan, perMinute, perDay, email, createdAt } = account;
+  return ['id', id, 'name', name, 'plan', plan, 'perMinute', nullable(perMinute), 'perDay', nullable(perDay), 'email', email ?? '', 'createdAt', createdAt];
 }
 
 function toAccount(fields: Record<string, string>): Account | null {
@@ -275,6 +275,7 @@ function toAccount(fields: Record<string, string>): Account | null {
     plan: fields.plan as PlanName,
     perMinute: fromNullable(fields.perMinute),
     perDay: fromNullable(fields.perDay),
+    email: fields.email ? fields.email : null,
     createdAt: fields.createdAt ?? '',
   };
 }

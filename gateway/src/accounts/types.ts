@@ -25,6 +25,8 @@ export interface Account {
   /** Per-account overrides (how enterprise quotas are set); null: the plan's number. */
   perMinute: number | null;
   perDay: number | null;
+  /** Set for accounts created in the developer portal (their log-in); null for accounts made by ops. */
+  email: string | null;
   createdAt: string;
 }
 

@@ -12,6 +12,8 @@ export const MAX_NAME_LENGTH = 100;
 export interface NewAccountInput {
   name: string;
   plan: PlanName;
+  /** The portal's log-in; ops-created accounts have none. */
+  email?: string | null;
   perMinute?: number | null;
   perDay?: number | null;
 }
@@ -36,6 +38,7 @@ export interface AccountView {
   perMinute: number | null;
   perDay: number | null;
   overrides: { perMinute: number | null; perDay: number | null };
+  email: string | null;
   createdAt: string;
 }
 
@@ -91,6 +94,7 @@ export class AccountService {
       plan,
       perMinute: checkQuota('perMinute', input.perMinute ?? null),
       perDay: checkQuota('perDay', input.perDay ?? null),
+      email: input.email ?? null,
       createdAt: this.isoNow(),
     };
     requireEnterpriseNumbers(account);
@@ -174,6 +178,7 @@ export class AccountService {
       perMinute: account.perMinute ?? plan.perMinute,
       perDay: account.perDay ?? plan.perDay,
       overrides: { perMinute: account.perMinute, perDay: account.perDay },
+      email: account.email,
       createdAt: account.createdAt,
     };
   }
