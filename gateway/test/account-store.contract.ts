@@ -141,6 +141,21 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
         expect(await store.getKey(id)).toBeNull();
       });
 
+      it('when an account has keys, then listKeys gives all of them, revoked ones too, oldest first, and no other account\'s', async () => {
+        const account = anAccount();
+        const other = anAccount();
+        await store.createAccount(account);
+        await store.createAccount(other);
+        const second = aKey(account.id, { createdAt: '2026-02-01T00:00:00.000Z' });
+        const first = aKey(account.id, { createdAt: '2026-01-01T00:00:00.000Z' });
+        await store.addKey(second);
+        await store.addKey(first);
+        await store.addKey(aKey(other.id));
+        await store.revokeKey(first.id, '2026-03-01T00:00:00.000Z');
+        expect(await store.listKeys(account.id)).toEqual([{ ...first, revokedAt: '2026-03-01T00:00:00.000Z' }, second]);
+        expect(await store.listKeys(anAccount().id)).toEqual([]);
+      });
+
       it('when one account has several keys, then revoking one leaves the others active', async () => {
         const accountId = newAccountId();
         const [first, second] = [aKey(accountId), aKey(accountId)];

@@ -1,4 +1,5 @@
 import { StoreConflictError } from './errors';
+import { sortKeys } from './sort';
 import { BUILT_IN_PLANS, PLAN_NAMES, type Account, type AccountStore, type ApiKeyRecord, type ChangeEvent, type Plan, type PlanName } from './types';
 
 /**
@@ -46,6 +47,10 @@ export class MemoryAccountStore implements AccountStore {
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
     const id = this.keyIdByHash.get(hash);
     return id === undefined ? null : this.getKey(id);
+  }
+
+  async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    return sortKeys([...this.keys.values()].filter((key) => key.accountId === accountId).map((key) => ({ ...key })));
   }
 
   async revokeKey(id: string, at: string): Promise<boolean> {

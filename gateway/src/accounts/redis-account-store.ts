@@ -1,6 +1,7 @@
 import { ReplyError } from 'ioredis';
 import { connectRedis, createSubscriber, type Redis } from '../redis';
 import { StoreConflictError } from './errors';
+import { sortKeys } from './sort';
 import { StoreUnavailableError, withDeadline } from '../store-errors';
 
 const STORE_DEADLINE_MS = 500;
@@ -22,6 +23,7 @@ import {
  * - `gw:account:{id}`  hash: id, name, plan, perMinute, perDay, email, createdAt ('' stands for null)
  * - `gw:key:{id}`      hash: id, accountId, hash, createdAt, revokedAt ('' while active)
  * - `gw:keyhash:{sha}` string: the key id, the index authentication uses
+ * - `gw:account:{id}:keys` set: the ids of the account's keys
  * - `gw:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
  *
  * Every write and its `ChangeEvent` go out in one Lua script or MULTI, so no replica can miss
@@ -51,12 +53,13 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1`;
 
-// KEYS: key hash, hash index. ARGV: channel, event, key id, field/value pairs.
+// KEYS: key hash, hash index, the account's key set. ARGV: channel, event, key id, field/value pairs.
 const ADD_KEY = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 redis.call('SET', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[3])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1`;
 
@@ -133,9 +136,10 @@ export class RedisAccountStore implements AccountStore {
     const added = await this.run(() =>
       this.redis.eval(
         ADD_KEY,
-        2,
+        3,
         this.keyKey(key.id),
         this.hashKey(key.hash),
+        this.accountKeysKey(key.accountId),
         this.channel,
         eventJson({ type: 'key', keyId: key.id, hash: key.hash }),
         key.id,
@@ -154,6 +158,17 @@ export class RedisAccountStore implements AccountStore {
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
     const id = await this.run(() => this.redis.get(this.hashKey(hash)));
     return id === null ? null : this.getKey(id);
+  }
+
+  async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    const ids = await this.run(() => this.redis.smembers(this.accountKeysKey(accountId)));
+    if (ids.length === 0) return [];
+    const replies = await this.run(() => ids.reduce((pipeline, id) => pipeline.hgetall(this.keyKey(id)), this.redis.pipeline()).exec());
+    const keys = (replies ?? []).map(([error, fields]) => {
+      if (error) throw error;
+      return toKey(fields as Record<string, string>);
+    });
+    return sortKeys(keys.filter((key): key is ApiKeyRecord => key !== null));
   }
 
   async revokeKey(id: string, at: string): Promise<boolean> {
@@ -244,6 +259,10 @@ export class RedisAccountStore implements AccountStore {
 
   private keyKey(id: string): string {
     return `${this.prefix}key:${id}`;
+  }
+
+  private accountKeysKey(accountId: string): string {
+    return `${this.prefix}account:${accountId}:keys`;
   }
 
   private hashKey(hash: string): string {

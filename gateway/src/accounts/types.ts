@@ -64,6 +64,8 @@ export interface AccountStore {
   addKey(key: ApiKeyRecord): Promise<void>;
   getKey(id: string): Promise<ApiKeyRecord | null>;
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** Every key of the account, revoked ones included, oldest first. */
+  listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there is no such key. */
   revokeKey(id: string, at: string): Promise<boolean>;
 

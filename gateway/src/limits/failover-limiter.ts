@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
+import type { DailyCount, KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
 import type { MemoryLimiter } from './memory-limiter';
 
 const DEGRADED_MODE = 'in-process (redis unavailable)';
@@ -50,6 +50,10 @@ export class FailoverLimiter implements Limiter {
 
   usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]> {
     return this.either((limiter) => limiter.usage(accountId, quotas, now));
+  }
+
+  history(accountId: string, days: number, now?: number): Promise<DailyCount[]> {
+    return this.either((limiter) => limiter.history(accountId, days, now));
   }
 
   /** Lifted in both stores; a Redis failure is reported, since the ban would otherwise come back with Redis. */

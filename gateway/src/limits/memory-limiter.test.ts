@@ -6,6 +6,28 @@ const BEFORE_MIDNIGHT = Date.UTC(2031, 2, 10, 23, 59, 0);
 const subject = (perMinute: number, perDay: number, keyId = 'k1'): KeySubject => ({ accountId: 'a1', keyId, quotas: { perMinute, perDay } });
 
 describe('MemoryLimiter', () => {
+  it('when requests are accepted over several UTC days, then the history gives each day its count, refused ones excluded', async () => {
+    const limiter = new MemoryLimiter({ threshold: 100, seconds: 900 });
+    const DAY = 86_400_000;
+    for (let i = 0; i < 3; i++) await limiter.consumeKey(subject(1000, 2), T0 - 2 * DAY + i * 61_000);
+    for (let i = 0; i < 2; i++) await limiter.consumeKey(subject(1000, 5), T0 + i);
+    expect(await limiter.history('a1', 4, T0)).toEqual([
+      { day: '2031-03-07', accepted: 0 },
+      { day: '2031-03-08', accepted: 2 },
+      { day: '2031-03-09', accepted: 0 },
+      { day: '2031-03-10', accepted: 2 },
+    ]);
+    expect(await limiter.history('someone-else', 2, T0)).toEqual([
+      { day: '2031-03-09', accepted: 0 },
+      { day: '2031-03-10', accepted: 0 },
+    ]);
+  });
+
+  it('when more days are asked for than are kept, then only the kept 35 days come back', async () => {
+    const limiter = new MemoryLimiter({ threshold: 100, seconds: 900 });
+    expect(await limiter.history('a1', 400, T0)).toHaveLength(35);
+  });
+
   it('when the minute window started at the first request ends, then requests are accepted again', async () => {
     const limiter = new MemoryLimiter({ threshold: 100, seconds: 900 });
     await limiter.consumeKey(subject(2, 100), T0);

@@ -1,7 +1,7 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AnonymousLimiter } from './anonymous';
-import type { BanPolicy, KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
-import { accountWindows, banThreshold, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDay } from './windows';
+import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowState } from './types';
+import { accountWindows, banThreshold, lastUtcDays, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDate, utcDay } from './windows';
 
 interface AccountCounts {
   minute: number;
@@ -27,6 +27,8 @@ export class MemoryLimiter implements Limiter {
   readonly degraded: boolean = false;
   private readonly accounts = new Map<string, AccountCounts>();
   private readonly keys = new Map<string, KeyCounts>();
+  /** Accepted requests per account per UTC day number, for HISTORY_DAYS_KEPT days. */
+  private readonly daily = new Map<string, Map<number, number>>();
   private readonly anonymous = new AnonymousLimiter((points) => new RateLimiterMemory({ points, duration: 60 }));
   private lastSweepMs = 0;
 
@@ -48,6 +50,12 @@ export class MemoryLimiter implements Limiter {
     return Promise.resolve(this.windows(quotas, this.current(accountId, at), at));
   }
 
+  history(accountId: string, days: number, now?: number): Promise<DailyCount[]> {
+    const counts = this.daily.get(accountId);
+    const wanted = lastUtcDays(now ?? Date.now(), Math.min(days, HISTORY_DAYS_KEPT));
+    return Promise.resolve(wanted.map((day) => ({ day: utcDate(day), accepted: counts?.get(day) ?? 0 })));
+  }
+
   liftBan(keyId: string): Promise<void> {
     this.keys.delete(keyId);
     return Promise.resolve();
@@ -60,6 +68,7 @@ export class MemoryLimiter implements Limiter {
   reset(): void {
     this.accounts.clear();
     this.keys.clear();
+    this.daily.clear();
   }
 
   close(): Promise<void> {
@@ -80,6 +89,7 @@ export class MemoryLimiter implements Limiter {
       counts.minute += 1;
       counts.day += 1;
       this.accounts.set(accountId, counts);
+      this.countDay(accountId, counts.dayNumber);
       return { outcome: 'allowed', windows: this.windows(quotas, counts, now) };
     }
 
@@ -91,6 +101,15 @@ export class MemoryLimiter implements Limiter {
     }
     this.keys.set(keyId, key);
     return { outcome: 'limited', windows, binding: refusing.name, retryAfterMs: refusing.resetAtMs - now };
+  }
+
+  private countDay(accountId: string, day: number): void {
+    let counts = this.daily.get(accountId);
+    if (!counts) {
+      counts = new Map();
+      this.daily.set(accountId, counts);
+    }
+    counts.set(day, (counts.get(day) ?? 0) + 1);
   }
 
   private windows(quotas: Quotas, counts: AccountCounts, now: number): WindowState[] {
@@ -132,5 +151,9 @@ export class MemoryLimiter implements Limiter {
     const today = utcDay(now);
     for (const [id, counts] of this.accounts) if (counts.minuteResetAtMs <= now && counts.dayNumber !== today) this.accounts.delete(id);
     for (const [id, key] of this.keys) if (key.rejectionsResetAtMs <= now && key.bannedUntilMs <= now) this.keys.delete(id);
+    for (const [id, days] of this.daily) {
+      for (const day of days.keys()) if (day <= today - HISTORY_DAYS_KEPT) days.delete(day);
+      if (days.size === 0) this.daily.delete(id);
+    }
   }
 }

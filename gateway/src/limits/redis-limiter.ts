@@ -4,8 +4,8 @@ import { AnonymousLimiter } from './anonymous';
 import { BoundedMap } from './bounded-map';
 import { StoreUnavailableError, withDeadline } from '../store-errors';
 import { BAN_LUA, CONSUME_LUA, USAGE_LUA, parseConsumeReply, parseUsageReply, type ConsumeReply } from './script';
-import type { BanPolicy, KeySubject, LimitDecision, Limiter, Quotas, WindowName, WindowState } from './types';
-import { accountWindows, banThreshold, exhausted, MINUTE_MS, refusingWindow, sameQuotas } from './windows';
+import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowName, type WindowState } from './types';
+import { accountWindows, banThreshold, exhausted, lastUtcDays, MINUTE_MS, refusingWindow, sameQuotas, utcDate } from './windows';
 
 export interface RedisLimiterOptions {
   redis: Redis;
@@ -105,6 +105,18 @@ export class RedisLimiter implements Limiter {
     const at = now ?? Date.now();
     const reply = parseUsageReply(raw);
     return accountWindows(quotas, { minuteCount: reply.minute, minuteResetAtMs: at + reply.minuteTtlMs, dayCount: reply.day, dayResetAtMs: dayEndMs(at, reply.dayTtlMs) });
+  }
+
+  /**
+   * Placeholder until the day window is kept per date: only today's count is known (from the day
+   * window), earlier days read 0.
+   */
+  async history(accountId: string, days: number, now?: number): Promise<DailyCount[]> {
+    const at = now ?? Date.now();
+    const raw = await this.call(() => this.client.rlGatewayUsage(this.minuteKey(accountId), this.dayKey(accountId)), 'rate limit usage');
+    const today = parseUsageReply(raw).day;
+    const wanted = lastUtcDays(at, Math.min(days, HISTORY_DAYS_KEPT));
+    return wanted.map((day, i) => ({ day: utcDate(day), accepted: i === wanted.length - 1 ? today : 0 }));
   }
 
   async liftBan(keyId: string): Promise<void> {

@@ -30,6 +30,16 @@ export interface KeySubject {
   quotas: Quotas;
 }
 
+/** Accepted requests of one account on one UTC day. */
+export interface DailyCount {
+  /** The UTC date, `YYYY-MM-DD`. */
+  day: string;
+  accepted: number;
+}
+
+/** How many UTC days of accepted-request counts are kept per account. */
+export const HISTORY_DAYS_KEPT = 35;
+
 export interface BanPolicy {
   /** Rejected requests of one key within a minute that trigger a ban; null: the key's per-minute limit. */
   threshold: number | null;
@@ -47,6 +57,8 @@ export interface Limiter {
   consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision>;
   /** Current usage without counting anything (for the ops API). */
   usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]>;
+  /** Accepted requests per UTC day, the last `days` days (at most HISTORY_DAYS_KEPT) ending today, oldest first. */
+  history(accountId: string, days: number, now?: number): Promise<DailyCount[]>;
   liftBan(keyId: string): Promise<void>;
   /** Drops anything cached locally about this account (after a quota change). */
   forgetAccount(accountId: string): void;

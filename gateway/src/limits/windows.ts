@@ -8,6 +8,17 @@ export function utcDay(nowMs: number): number {
   return Math.floor(nowMs / DAY_MS);
 }
 
+/** `YYYY-MM-DD` of a UTC day number. */
+export function utcDate(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The last `days` UTC day numbers ending with today's, oldest first. */
+export function lastUtcDays(nowMs: number, days: number): number[] {
+  const today = utcDay(nowMs);
+  return Array.from({ length: days }, (_, i) => today - days + 1 + i);
+}
+
 export function nextUtcMidnightMs(nowMs: number): number {
   return (utcDay(nowMs) + 1) * DAY_MS;
 }
