@@ -22,7 +22,7 @@ describe('gateway configuration', () => {
       adminPort: 8081,
       adminHost: '127.0.0.1',
       redisUrl: undefined,
-      petsUrl: 'http://127.0.0.1:8082',
+      petsUrls: ['http://127.0.0.1:8082'],
       upstreamTimeoutMs: 10_000,
       trustProxy: false,
       anonPerMinute: 60,
