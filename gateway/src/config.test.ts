@@ -75,6 +75,19 @@ describe('gateway configuration', () => {
     }
   });
 
+  it('when PETS_URL lists several replicas, then each is kept, and a bad entry is named', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PETS_URL: 'http://a:8082, http://b:8082' }).petsUrls).toEqual(['http://a:8082', 'http://b:8082']);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PETS_URL: 'http://a:8082,b:8082,' })).toEqual([
+      'PETS_URL must be a comma-separated list of URLs starting with http:// or https://, but "b:8082", "" is not one',
+    ]);
+  });
+
+  it('when BODY_TIMEOUT_MS is set, then it is the body deadline; the default is 10 s', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).bodyTimeoutMs).toBe(10_000);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '2500' }).bodyTimeoutMs).toBe(2_500);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '0' })).toEqual([expect.stringMatching(/^BODY_TIMEOUT_MS must be an integer/)]);
+  });
+
   it('when NODE_ENV=production lacks the secrets, then both are named', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
     expect(problems).toEqual(
