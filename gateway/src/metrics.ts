@@ -1,15 +1,18 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { KeyCacheStats } from './accounts/principal-resolver';
 import type { LimitDecision } from './limits/types';
 
 /** The gateway's Prometheus metrics, in a registry of its own (served on the admin port at /metrics). */
 export interface MetricsOptions {
   /** Read at every scrape, so the gauge cannot drift from the limiter's own state. */
   isDegraded: () => boolean;
+  /** The key resolver's own counters, read at every scrape (nothing is added per request). */
+  keyCacheStats?: () => KeyCacheStats;
   defaultMetrics?: boolean;
 }
 
-export function createMetrics({ isDegraded, defaultMetrics = true }: MetricsOptions) {
+export function createMetrics({ isDegraded, keyCacheStats, defaultMetrics = true }: MetricsOptions) {
   const registry = new Registry();
   if (defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
@@ -40,6 +43,7 @@ export function createMetrics({ isDegraded, defaultMetrics = true }: MetricsOpti
       this.set(isDegraded() ? 1 : 0);
     },
   });
+  if (keyCacheStats) registerKeyCacheMetrics(registry, keyCacheStats);
   const upstreamErrors = new Counter({
     name: 'gateway_upstream_errors_total',
     help: 'Requests the pets-service did not answer, by kind.',
@@ -66,6 +70,58 @@ export function createMetrics({ isDegraded, defaultMetrics = true }: MetricsOpti
       res.send(await registry.metrics());
     }) as RequestHandler,
   };
+}
+
+/**
+ * The key caches, copied from the resolver's counters at scrape time: `reset` then `inc` sets a
+ * counter to the resolver's running total (which only grows), so the series stay true counters.
+ */
+function registerKeyCacheMetrics(registry: Registry, read: () => KeyCacheStats): void {
+  new Counter({
+    name: 'gateway_key_cache_lookups_total',
+    help: 'Requests with a well-formed API key, by how the key caches answered: hit (a valid key), unknown_hit (a key known to be unknown or revoked), miss (a store lookup was needed).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      const stats = read();
+      this.reset();
+      this.inc({ result: 'hit' }, stats.hits);
+      this.inc({ result: 'unknown_hit' }, stats.unknownHits);
+      this.inc({ result: 'miss' }, stats.misses);
+    },
+  });
+  new Counter({
+    name: 'gateway_key_cache_stale_served_total',
+    help: 'Key lookups answered from an expired cache entry because the account store failed.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read().staleServed);
+    },
+  });
+  new Counter({
+    name: 'gateway_key_cache_evictions_total',
+    help: 'Entries pushed out of a full key cache (valid: least recently used valid keys; unknown: unknown and revoked keys).',
+    labelNames: ['cache'] as const,
+    registers: [registry],
+    collect() {
+      const { evictions } = read();
+      this.reset();
+      this.inc({ cache: 'valid' }, evictions.valid);
+      this.inc({ cache: 'unknown' }, evictions.unknown);
+    },
+  });
+  new Gauge({
+    name: 'gateway_key_cache_entries',
+    help: 'Entries in each key cache.',
+    labelNames: ['cache'] as const,
+    registers: [registry],
+    collect() {
+      const { entries } = read();
+      this.set({ cache: 'valid' }, entries.valid);
+      this.set({ cache: 'unknown' }, entries.unknown);
+    },
+  });
 }
 
 export type GatewayMetrics = ReturnType<typeof createMetrics>;
