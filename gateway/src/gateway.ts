@@ -57,12 +57,12 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
   });
-  const metrics = createMetrics({ isDegraded: () => limiter.degraded });
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
+  const metrics = createMetrics({ isDegraded: () => limiter.degraded, keyCacheStats: () => keys.stats });
   store.onChange((event) => {
     if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
-  const accounts = new AccountService({ store, limiter });
+  const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment });
 
   const gateway: Gateway = {
     publicApp: createApp({
