@@ -9,18 +9,19 @@ import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
 import type { Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
-import { authenticate, requireKey, type KeyResolver } from './pipeline/authenticate';
+import { authenticate, requireKey, type KeyCache } from './pipeline/authenticate';
 import { markDeprecated } from './pipeline/deprecation';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
-import { rateLimit } from './pipeline/rate-limit';
+import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
+import { limitBeforeLookup, rateLimit } from './pipeline/rate-limit';
 import { route } from './pipeline/route';
 import { signInternalTokenStage } from './pipeline/sign-internal-token';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'petsUrl' | 'upstreamTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'trustProxy'>;
+  config: Pick<GatewayConfig, 'petsUrl' | 'upstreamTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment'>;
   logger: Logger;
-  keys: KeyResolver;
+  keys: KeyCache & KeyLookup;
   limiter: Limiter;
   metrics: GatewayMetrics;
   lifecycle: Lifecycle;
@@ -28,8 +29,10 @@ export interface PublicAppDeps {
 
 /**
  * The public app. Its pipeline is mounted here, in its fixed order, one file per stage:
- * request id → deprecation headers → authenticate → rate limit → [interface description]
- * → require a key → route → sign internal token → proxy.
+ * request id → deprecation headers → authenticate (from the key caches) → anonymous limit for
+ * callers the caches did not recognise → look up an uncached key → rate limit (the account's
+ * windows) → [interface description] → require a key → route → sign internal token → proxy.
+ * No store work is done for a key before its client's anonymous budget has paid for it.
  * It never listens: main.ts and the tests do.
  */
 export function createApp({ config, logger, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
@@ -55,8 +58,11 @@ export function createApp({ config, logger, keys, limiter, metrics, lifecycle }:
 
   const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);
-  v1.use(authenticate(keys));
-  v1.use(rateLimit({ limiter, anonPerMinute: config.anonPerMinute, onDecision: metrics.recordDecision }));
+  const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision };
+  v1.use(authenticate(keys, config.apiEnvironment));
+  v1.use(limitBeforeLookup(limits));
+  v1.use(lookUpKey(keys));
+  v1.use(rateLimit(limits));
   // The interface description is public: rate limited like everything under /v1, but no key needed.
   v1.get('/openapi.json', serveInterfaceDescription);
   v1.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
