@@ -14,7 +14,7 @@ import { markDeprecated } from './pipeline/deprecation';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
 import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
-import { limitBeforeLookup, rateLimit } from './pipeline/rate-limit';
+import { anonymousCharge, rateLimit } from './pipeline/rate-limit';
 import { route } from './pipeline/route';
 import { signInternalTokenStage } from './pipeline/sign-internal-token';
 
@@ -29,10 +29,10 @@ export interface PublicAppDeps {
 
 /**
  * The public app. Its pipeline is mounted here, in its fixed order, one file per stage:
- * request id → deprecation headers → authenticate (from the key caches) → anonymous limit for
- * callers the caches did not recognise → look up an uncached key → rate limit (the account's
- * windows) → [interface description] → require a key → route → sign internal token → proxy.
- * No store work is done for a key before its client's anonymous budget has paid for it.
+ * request id → deprecation headers → authenticate (from the key caches) → look up a key the
+ * caches do not know (paid with one unit of the client's anonymous budget) → rate limit (the
+ * account's windows, or the anonymous budget) → [interface description] → require a key → route
+ * → sign internal token → proxy. No store work is done for a key before it has been paid for.
  * It never listens: main.ts and the tests do.
  */
 export function createApp({ config, logger, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
@@ -60,8 +60,7 @@ export function createApp({ config, logger, keys, limiter, metrics, lifecycle }:
   v1.use(markDeprecated);
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision };
   v1.use(authenticate(keys, config.apiEnvironment));
-  v1.use(limitBeforeLookup(limits));
-  v1.use(lookUpKey(keys));
+  v1.use(lookUpKey(keys, anonymousCharge(limits)));
   v1.use(rateLimit(limits));
   // The interface description is public: rate limited like everything under /v1, but no key needed.
   v1.get('/openapi.json', serveInterfaceDescription);

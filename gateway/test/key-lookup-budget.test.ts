@@ -70,6 +70,16 @@ describe('the anonymous budget pays for key lookups (in process)', () => {
     expectAnonymous(await publicGet(gateway, '/v1/pets', ip), 401, 'unauthorized', ANON - 2);
   });
 
+  it('when a client starts with many concurrent requests on a new valid key, then they share one lookup that costs one anonymous unit', async () => {
+    const { key } = await createKey(gateway, 'pro');
+    const ip = freshIp();
+    const replies = await Promise.all(Array.from({ length: 20 }, () => publicGet(gateway, '/v1/openapi.json', ip, key)));
+    expect(replies.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    expect(replies.map((r) => limitsOf(r).remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 280 + i));
+    expect(resolveKey).toHaveBeenCalledTimes(1);
+    expectAnonymous(await publicGet(gateway, '/v1/pets', ip), 401, 'unauthorized', ANON - 2);
+  });
+
   it('when a valid key not yet cached comes from an IP over its anonymous limit, then 429 saying why, without a lookup; once cached, it works from there too', async () => {
     const { key } = await createKey(gateway);
     const ip = freshIp();

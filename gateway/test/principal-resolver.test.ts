@@ -1,7 +1,7 @@
 import { AccountService } from '../src/admin/account-service';
 import { StoreUnavailableError } from '../src/store-errors';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
-import { PrincipalResolver } from '../src/accounts/principal-resolver';
+import { NOT_ADMITTED, PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
 import type { AccountStore, ApiKeyRecord } from '../src/accounts/types';
 import { generateApiKey, hashApiKey } from '../src/keys/api-key';
@@ -274,6 +274,50 @@ describe('PrincipalResolver with the in-process store', () => {
     await resolver.resolve(unknown); // unknown hit
     await resolver.resolve(unknown); // unknown hit
     expect(resolver.stats).toEqual({ hits: 1, unknownHits: 2, misses: 2, staleServed: 0, evictions: { valid: 0, unknown: 0 }, entries: { valid: 1, unknown: 1 } });
+  });
+
+  it('when the admission of a lookup is refused, then NOT_ADMITTED and no store call; admitted, the store is asked', async () => {
+    const { key } = await withKey(service);
+    expect(await resolver.lookUp(key.key, async () => false)).toBe(NOT_ADMITTED);
+    expect(spy.calls).toEqual([]);
+    expect(await resolver.lookUp(key.key, async () => true)).toMatchObject({ keyId: key.id });
+    expect(spy.calls).toEqual(['resolveKey']);
+  });
+
+  it('when many requests look up one key at once, then one admission is asked and one store call made for all of them', async () => {
+    const { key } = await withKey(service);
+    spy.calls.length = 0;
+    let admissions = 0;
+    const admit = async () => {
+      admissions++;
+      await new Promise((resolve) => setTimeout(resolve, 5)); // e.g. the anonymous counter in Redis
+      return true;
+    };
+    const results = await Promise.all(Array.from({ length: 20 }, () => resolver.lookUp(key.key, admit)));
+    expect(results.every((r) => r !== null && r !== NOT_ADMITTED && r.keyId === key.id)).toBe(true);
+    expect(admissions).toBe(1);
+    expect(spy.calls).toEqual(['resolveKey']);
+  });
+
+  it("when the shared lookup's admission is refused, then each waiting caller asks its own, so no lookup goes unpaid", async () => {
+    const { key } = await withKey(service);
+    spy.calls.length = 0;
+    const asked: string[] = [];
+    const admission = (who: string, answer: boolean) => async () => {
+      asked.push(who);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return answer;
+    };
+    const [first, second, third] = await Promise.all([
+      resolver.lookUp(key.key, admission('first', false)),
+      resolver.lookUp(key.key, admission('second', true)),
+      resolver.lookUp(key.key, admission('third', true)),
+    ]);
+    expect(first).toBe(NOT_ADMITTED);
+    expect(second).toMatchObject({ keyId: key.id });
+    expect(third).toMatchObject({ keyId: key.id });
+    expect(asked).toEqual(['first', 'second']); // the third shared the second's paid lookup
+    expect(spy.calls).toEqual(['resolveKey']);
   });
 
   it('when a plan change arrives while the store fails, then the invalidated keys are not served stale', async () => {

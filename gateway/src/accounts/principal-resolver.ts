@@ -51,6 +51,14 @@ export interface KeyCacheStats {
   entries: { valid: number; unknown: number };
 }
 
+/** What `lookUp` answers a caller whose own admission was refused: it did no store work. */
+export const NOT_ADMITTED: unique symbol = Symbol('not admitted');
+export type LookUpResult = Principal | null | typeof NOT_ADMITTED;
+
+/** Lets a lookup go ahead, or not (e.g. once the caller has been charged for it). */
+export type Admission = () => Promise<boolean>;
+const ADMIT_ALL: Admission = () => Promise.resolve(true);
+
 /** After a failed refresh, how long the stale answer is served before the store is tried again. */
 const RETRY_AFTER_FAILURE_MS = 1_000;
 
@@ -59,8 +67,9 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
  * malformed key never reaches the store), then its SHA-256 is looked up in two in-process caches:
  * valid keys (least recently used evicted first, so a key in use stays) and, separately and
  * smaller, unknown and revoked keys (so a flood of minted keys evicts only its own kind). A miss
- * costs one store round trip (`AccountStore.resolveKey`). `cached` answers from the caches alone,
- * so the pipeline can charge the client before any store work; `lookUp` then asks the store.
+ * costs one store round trip (`AccountStore.resolveKey`). `cached` answers from the caches alone;
+ * `lookUp` asks the store once an admission (the pipeline's: the client paid for it) lets it, and
+ * requests that ask about one key while its lookup is under way share it, admission included.
  *
  * Invalidation follows `store.onChange`: a key event drops that key's entries; an account or plan
  * event makes every entry re-read (and never served stale); a reset (the feed was interrupted)
@@ -78,7 +87,7 @@ export class PrincipalResolver {
   private readonly now: () => number;
   private readonly valid: LruMap<string, Entry<Principal>>;
   private readonly unknown: LruMap<string, Entry<null>>;
-  private readonly inflight = new Map<string, Promise<Principal | null>>();
+  private readonly inflight = new Map<string, Promise<LookUpResult>>();
   private generation = 0;
   private readonly unsubscribe: () => void;
 
@@ -139,28 +148,28 @@ export class PrincipalResolver {
   }
 
   /**
-   * Asks the store about a key `cached` could not answer (one round trip; concurrent lookups of one
-   * key share it). null for a malformed, unknown or revoked key. Rejects only when the store fails
-   * and no expired answer may be served instead.
+   * Asks the store about a key `cached` could not answer: one round trip, started once `admit`
+   * agrees. Concurrent lookups of one key share one admission and one round trip: a caller that
+   * finds a lookup under way waits for it and is not admitted itself; if that lookup's own
+   * admission was refused, the waiting callers try theirs, one at a time. So no store work is done
+   * that no admission paid for, and none is paid for twice.
+   * Answers null for a malformed, unknown or revoked key, NOT_ADMITTED when this caller's own
+   * admission was refused. Rejects only when the store fails and no expired answer may be served.
    */
-  async lookUp(apiKey: string): Promise<Principal | null> {
+  async lookUp(apiKey: string, admit: Admission = ADMIT_ALL): Promise<LookUpResult> {
     const parsed = parseApiKey(apiKey);
     if (!parsed.ok) return null;
     const hash = hashApiKey(parsed.key);
-    // Another request may have loaded it meanwhile (e.g. while this one was being charged).
-    const fresh = this.freshEntry(hash);
-    if (fresh) return fresh.value;
-    let pending = this.inflight.get(hash);
-    if (!pending) {
-      const started = this.load(hash);
-      pending = started;
-      this.inflight.set(hash, started);
-      const settle = () => {
-        if (this.inflight.get(hash) === started) this.inflight.delete(hash);
-      };
-      started.then(settle, settle);
+    for (;;) {
+      // Another request may have loaded it meanwhile.
+      const fresh = this.freshEntry(hash);
+      if (fresh) return fresh.value;
+      const underway = this.inflight.get(hash);
+      if (!underway) return this.start(hash, admit);
+      const result = await underway;
+      if (result !== NOT_ADMITTED) return result;
+      // That lookup's caller was refused: this one tries its own admission (or joins the next try).
     }
-    return pending;
   }
 
   /** `cached`, then `lookUp` when the caches cannot answer. */
@@ -168,7 +177,8 @@ export class PrincipalResolver {
     const answer = this.cached(apiKey);
     if (answer.state === 'valid') return answer.principal;
     if (answer.state === 'refused') return null;
-    return this.lookUp(apiKey);
+    const result = await this.lookUp(apiKey);
+    return result === NOT_ADMITTED ? null : result;
   }
 
   /** Forgets everything cached. */
@@ -188,6 +198,16 @@ export class PrincipalResolver {
     const now = this.now();
     const entry = this.valid.peek(hash) ?? this.unknown.peek(hash);
     return entry && entry.expiresAt > now ? entry : undefined;
+  }
+
+  private start(hash: string, admit: Admission): Promise<LookUpResult> {
+    const started = (async (): Promise<LookUpResult> => ((await admit()) ? this.load(hash) : NOT_ADMITTED))();
+    this.inflight.set(hash, started);
+    const settle = () => {
+      if (this.inflight.get(hash) === started) this.inflight.delete(hash);
+    };
+    started.then(settle, settle);
+    return started;
   }
 
   private async load(hash: string): Promise<Principal | null> {

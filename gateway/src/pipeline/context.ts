@@ -11,9 +11,9 @@ export interface RequestContext {
   authError?: ApiError;
   /**
    * Set by authenticate for a well-formed key of this environment that the caches could not
-   * answer; lookUpKey asks the store once the rate limit allows it. `recentlyValid`: the key was
-   * valid until its cache entry aged out or was invalidated, so its lookup is not charged as an
-   * anonymous request (nobody can mint such a key).
+   * answer; lookUpKey asks the store once the request has paid for it. `recentlyValid`: the key
+   * was valid until its cache entry aged out or was invalidated, so its lookup is free (nobody
+   * can mint such a key).
    */
   pendingKey?: { apiKey: string; recentlyValid: boolean };
   /** Set once the request has been charged to its client's anonymous budget (at most once). */

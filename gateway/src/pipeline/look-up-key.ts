@@ -1,27 +1,37 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
-import type { PrincipalResolver } from '../accounts/principal-resolver';
+import { NOT_ADMITTED, type PrincipalResolver } from '../accounts/principal-resolver';
 import { StoreUnavailableError } from '../store-errors';
 import { invalidKey } from './authenticate';
 import { contextOf } from './context';
+import type { AnonymousCharge } from './rate-limit';
 
 /** What lookUpKey needs of the key resolver: one store round trip for a key the caches could not answer. */
 export type KeyLookup = Pick<PrincipalResolver, 'lookUp'>;
 
 /**
- * Asks the store about the key authenticate could not answer from the caches. It runs after the
- * anonymous limit has charged (and, over the limit, refused) the request, so the store work a
- * client can cause is bounded by its anonymous budget.
+ * Asks the store about the key authenticate could not answer from the caches, once the request
+ * has paid for it with one unit of its client's anonymous budget: over that budget, the answer is
+ * 429 and the store is never asked, so the store work a client can cause is bounded by its
+ * anonymous budget. Requests that arrive while the same key is being looked up share that lookup
+ * and pay nothing for it. A key that was valid until its cache entry aged out or was invalidated
+ * is looked up without a charge (nobody can mint one).
  */
-export function lookUpKey(keys: KeyLookup): RequestHandler {
+export function lookUpKey(keys: KeyLookup, charge: AnonymousCharge): RequestHandler {
   return async (req, res, next) => {
     const context = contextOf(res);
     const pending = context.pendingKey;
     if (!pending) return next();
     context.pendingKey = undefined;
+    let refusal: ApiError | undefined;
+    const admit = async () => {
+      refusal = await charge(req, res, 'lookup');
+      return refusal === undefined;
+    };
     try {
-      const principal = await keys.lookUp(pending.apiKey);
-      if (principal) context.principal = principal;
+      const result = await keys.lookUp(pending.apiKey, pending.recentlyValid ? undefined : admit);
+      if (result === NOT_ADMITTED) return next(refusal);
+      if (result) context.principal = result;
       else context.authError = invalidKey();
     } catch (error) {
       // Answered after the rate-limit stage, so even this failure carries the rate-limit headers.

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
@@ -15,43 +15,49 @@ export interface RateLimitOptions {
 }
 
 /**
- * The rate limit, in two steps around the key lookup, so that every request is charged exactly
- * once to its client's anonymous budget or to its account (a valid key the caches did not know:
- * both, one anonymous unit for the lookup and one request to its account):
- *
- * `limitBeforeLookup` charges the anonymous per-IP budget for every request the key caches did not
- * recognise: no key, a refused key, or a key they cannot answer (the store must be asked). Over
- * the budget, the answer is 429 at once and the key is never looked up: a client minting keys
- * costs no store work past its anonymous budget. A key that was valid until its cache entry aged
- * out or was invalidated is not charged here (nobody can mint one).
+ * Charges a request to its client's anonymous budget, puts that limit's headers on the response,
+ * and gives the refusal to answer with when the budget is spent (undefined when accepted).
+ * `lookup`: the charge pays for looking up a key the server has not seen recently (lookUpKey);
+ * `request`: the request itself has no valid key.
  */
-export function limitBeforeLookup(options: RateLimitOptions): RequestHandler {
-  return async (req, res, next) => {
-    const context = contextOf(res);
-    if (context.principal || context.pendingKey?.recentlyValid) return next();
-    await chargeAnonymous(options, req, res, next);
+export type AnonymousCharge = (req: Request, res: Response, purpose: 'request' | 'lookup') => Promise<ApiError | undefined>;
+
+export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
+  return async (req, res, purpose) => {
+    const decision = await limiter.consumeAnonymous(clientSubject(req.ip ?? req.socket.remoteAddress, anonIpv6PrefixLength), anonPerMinute);
+    contextOf(res).anonymousDecision = decision;
+    onDecision(decision.outcome, 'anonymous');
+    const retryAfter = applyHeaders(res, decision);
+    if (decision.outcome === 'allowed') return undefined;
+    const scope =
+      purpose === 'lookup'
+        ? 'this address has used up its per-minute limit for requests without a recognised API key, and a key this server has not seen recently is checked within that limit'
+        : 'the per-minute limit for requests without a valid API key is used up';
+    return new ApiError('rate_limited', `Rate limit exceeded: ${scope}; retry after ${retryAfter} seconds.`);
   };
 }
 
 /**
- * `rateLimit`, after the lookup: a recognised caller is charged to its account's windows (their
- * headers replace those of the anonymous charge for the lookup, if any); a caller still
- * unrecognised and not yet charged (a recently valid key that turned out revoked) to its anonymous
- * budget. Puts the rate-limit headers on the response whatever comes next, and refuses over the limit.
+ * Counts the request against its account, or, without a valid key, against its client's anonymous
+ * budget unless lookUpKey already charged it there (for the lookup of a key that turned out
+ * unknown). A valid key the caches did not know was charged one anonymous unit for its lookup
+ * too; the account's headers replace the anonymous ones. Puts the rate-limit headers on the
+ * response whatever comes next, and refuses the request when over.
  */
 export function rateLimit(options: RateLimitOptions): RequestHandler {
+  const charge = anonymousCharge(options);
   return async (req, res, next) => {
     const { principal, anonymousDecision } = contextOf(res);
     if (!principal) {
+      // A store failure is never a 429; the limiter falls back by itself, so an exception is a bug.
       if (anonymousDecision) next();
-      else await chargeAnonymous(options, req, res, next);
+      else charge(req, res, 'request').then(next, next);
       return;
     }
     let decision: LimitDecision;
     try {
       decision = await options.limiter.consumeKey(principal);
     } catch (error) {
-      // A store failure is never a 429; the limiter falls back by itself, so this is a bug.
       return next(error);
     }
     options.onDecision(decision.outcome, 'key');
@@ -64,24 +70,6 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
       next();
     }
   };
-}
-
-async function chargeAnonymous({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions, req: Request, res: Response, next: NextFunction): Promise<void> {
-  const context = contextOf(res);
-  let decision: LimitDecision;
-  try {
-    decision = await limiter.consumeAnonymous(clientSubject(req.ip ?? req.socket.remoteAddress, anonIpv6PrefixLength), anonPerMinute);
-  } catch (error) {
-    return next(error);
-  }
-  context.anonymousDecision = decision;
-  onDecision(decision.outcome, 'anonymous');
-  const retryAfter = applyHeaders(res, decision);
-  if (decision.outcome === 'allowed') return next();
-  const scope = context.pendingKey
-    ? 'this address has used up its per-minute limit for requests without a recognised API key, and a key this server has not seen recently is checked within that limit'
-    : 'the per-minute limit for requests without a valid API key is used up';
-  next(new ApiError('rate_limited', `Rate limit exceeded: ${scope}; retry after ${retryAfter} seconds.`));
 }
 
 /** Sets the decision's headers (replacing any earlier ones); returns its Retry-After, if any. */
