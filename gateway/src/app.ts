@@ -2,7 +2,7 @@ import express, { Router, type Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFoundHandler } from '../../shared/src/errors';
-import { httpLogger } from '../../shared/src/logger';
+import { accessLog } from '../../shared/src/access-log';
 import { openApiDocument } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
@@ -15,12 +15,15 @@ import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
 import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
 import { anonymousCharge, rateLimit } from './pipeline/rate-limit';
+import { readBody } from './pipeline/read-body';
 import { route } from './pipeline/route';
-import { signInternalTokenStage } from './pipeline/sign-internal-token';
+import { internalAuthorization } from './pipeline/sign-internal-token';
+import type { Forwarder } from './upstream/forwarder';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'petsUrl' | 'upstreamTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment'>;
   logger: Logger;
+  forwarder: Forwarder;
   keys: KeyCache & KeyLookup;
   limiter: Limiter;
   metrics: GatewayMetrics;
@@ -32,17 +35,18 @@ export interface PublicAppDeps {
  * request id → deprecation headers → authenticate (from the key caches) → look up a key the
  * caches do not know (paid with one unit of the client's anonymous budget) → rate limit (the
  * account's windows, or the anonymous budget) → [interface description] → require a key → route
- * → sign internal token → proxy. No store work is done for a key before it has been paid for.
+ * → read body → proxy (with the internal token in place of the key). No store work is done for
+ * a key before it has been paid for.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
+export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path.
   app.set('case sensitive routing', true);
   app.use(requestId);
-  app.use(httpLogger(logger));
+  app.use(accessLog(logger));
   app.use(metrics.observeRequests);
 
   app.get('/healthz', (_req, res) => {
@@ -67,16 +71,8 @@ export function createApp({ config, logger, keys, limiter, metrics, lifecycle }:
   v1.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
   v1.use(requireKey);
   v1.use(route);
-  v1.use(signInternalTokenStage(config.internalJwtSecret));
-  v1.use(
-    proxyToPets({
-      target: config.petsUrl,
-      timeoutMs: config.upstreamTimeoutMs,
-      trustForwarded: config.trustProxy !== false,
-      logger,
-      onUpstreamError: metrics.recordUpstreamError,
-    }),
-  );
+  v1.use(readBody({ timeoutMs: config.bodyTimeoutMs }));
+  v1.use(proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
   app.use('/v1', v1);
 
   app.use(notFoundHandler);

@@ -12,6 +12,8 @@ import { createLimiter } from './limits';
 import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { connectRedis, createSubscriber, type Redis } from './redis';
+import { Forwarder } from './upstream/forwarder';
+import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -57,17 +59,20 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
   });
+  const replicas = new ReplicaSet(config.petsUrls);
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
-  const metrics = createMetrics({ isDegraded: () => limiter.degraded, keyCacheStats: () => keys.stats });
+  const metrics = createMetrics({ isDegraded: () => limiter.degraded, replicas, keyCacheStats: () => keys.stats });
   store.onChange((event) => {
     if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment });
+  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
 
   const gateway: Gateway = {
     publicApp: createApp({
       config,
       logger,
+      forwarder,
       keys,
       limiter,
       metrics,
@@ -89,6 +94,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     storeKind: config.redisUrl ? 'Redis' : 'in-process store',
     draining: false,
     async close() {
+      replicas.close();
       await Promise.all([limiter.close(), keys.close(), store.close()]);
       await redis?.quit().catch(() => redis?.disconnect());
     },

@@ -9,6 +9,8 @@ import type { Gateway } from '../src/gateway';
 import { generateApiKey } from '../src/keys/api-key';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { createMetrics } from '../src/metrics';
+import { Forwarder } from '../src/upstream/forwarder';
+import { ReplicaSet } from '../src/upstream/replicas';
 import { TestRedis } from '../../test/helpers/redis-server';
 import { ADMIN_TOKEN, createKey, limitsOf, publicGet, startGateway } from './support/gateway';
 
@@ -153,7 +155,10 @@ describe('a recently valid key that no longer resolves', () => {
     const keys = new PrincipalResolver({ store });
     const service = new AccountService({ store, limiter });
     const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: 'x'.repeat(32), ANON_PER_MINUTE: String(ANON), TRUST_PROXY: 'loopback', PETS_URL: 'http://127.0.0.1:9' });
-    const app = createApp({ config, logger: createLogger('test', 'silent'), keys, limiter, metrics: createMetrics({ isDegraded: () => false, defaultMetrics: false }), lifecycle: { draining: false } });
+    const logger = createLogger('test', 'silent');
+    const forwarder = new Forwarder({ replicas: new ReplicaSet(config.petsUrls), timeoutMs: 1_000, logger });
+    const metrics = createMetrics({ isDegraded: () => false, defaultMetrics: false });
+    const app = createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle: { draining: false } });
     const account = await service.createAccount({ name: 'A', plan: 'free' });
     const { key } = await service.createKey(account.id);
     const ip = freshIp();

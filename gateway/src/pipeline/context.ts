@@ -1,7 +1,8 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Principal } from '../accounts/types';
 import type { LimitDecision } from '../limits/types';
 import type { ApiError } from '../../../shared/src/errors';
+import { ROUTES, type RouteMatch } from '../routes/route-table';
 
 /** What the stages tell each other about one request, kept on `res.locals`. */
 export interface RequestContext {
@@ -18,8 +19,19 @@ export interface RequestContext {
   pendingKey?: { apiKey: string; recentlyValid: boolean };
   /** Set once the request has been charged to its client's anonymous budget (at most once). */
   anonymousDecision?: LimitDecision;
+  /** The request's place in the route table, matched once (see `routeOf`). */
+  route?: RouteMatch;
+  /** The request body, read whole by the read-body stage before anything is sent upstream. */
+  body?: Buffer;
 }
 
 export function contextOf(res: Response): RequestContext {
   return res.locals as RequestContext;
+}
+
+/** The route-table match of this request (path relative to `/v1`), computed on first use. */
+export function routeOf(req: Request, res: Response): RouteMatch {
+  const context = contextOf(res);
+  context.route ??= ROUTES.match(req.method, req.path);
+  return context.route;
 }
