@@ -9,21 +9,22 @@ import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
 import type { Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
-import { authenticate, requireKey, type KeyResolver } from './pipeline/authenticate';
+import { authenticate, requireKey, type KeyCache } from './pipeline/authenticate';
 import { markDeprecated } from './pipeline/deprecation';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
-import { rateLimit } from './pipeline/rate-limit';
+import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
+import { anonymousCharge, rateLimit } from './pipeline/rate-limit';
 import { readBody } from './pipeline/read-body';
 import { route } from './pipeline/route';
 import { internalAuthorization } from './pipeline/sign-internal-token';
 import type { Forwarder } from './upstream/forwarder';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'trustProxy'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment'>;
   logger: Logger;
   forwarder: Forwarder;
-  keys: KeyResolver;
+  keys: KeyCache & KeyLookup;
   limiter: Limiter;
   metrics: GatewayMetrics;
   lifecycle: Lifecycle;
@@ -31,8 +32,11 @@ export interface PublicAppDeps {
 
 /**
  * The public app. Its pipeline is mounted here, in its fixed order, one file per stage:
- * request id → deprecation headers → authenticate → rate limit → [interface description]
- * → require a key → route → read body → proxy (with the internal token in place of the key).
+ * request id → deprecation headers → authenticate (from the key caches) → look up a key the
+ * caches do not know (paid with one unit of the client's anonymous budget) → rate limit (the
+ * account's windows, or the anonymous budget) → [interface description] → require a key → route
+ * → read body → proxy (with the internal token in place of the key). No store work is done for
+ * a key before it has been paid for.
  * It never listens: main.ts and the tests do.
  */
 export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
@@ -58,8 +62,10 @@ export function createApp({ config, logger, forwarder, keys, limiter, metrics, l
 
   const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);
-  v1.use(authenticate(keys));
-  v1.use(rateLimit({ limiter, anonPerMinute: config.anonPerMinute, onDecision: metrics.recordDecision }));
+  const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision };
+  v1.use(authenticate(keys, config.apiEnvironment));
+  v1.use(lookUpKey(keys, anonymousCharge(limits)));
+  v1.use(rateLimit(limits));
   // The interface description is public: rate limited like everything under /v1, but no key needed.
   v1.get('/openapi.json', serveInterfaceDescription);
   v1.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));

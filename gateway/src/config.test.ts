@@ -26,6 +26,7 @@ describe('gateway configuration', () => {
       upstreamTimeoutMs: 10_000,
       trustProxy: false,
       anonPerMinute: 60,
+      anonIpv6PrefixLength: 64,
       banThreshold: null,
       banSeconds: 900,
       adminTokenGenerated: true,
@@ -105,6 +106,14 @@ describe('gateway configuration', () => {
       '::1',
       'loopback',
     ]);
+  });
+
+  it('when ANON_IPV6_PREFIX_LENGTH is set, then it must be an integer from 1 to 128', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, ANON_IPV6_PREFIX_LENGTH: '48' }).anonIpv6PrefixLength).toBe(48);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, ANON_IPV6_PREFIX_LENGTH: '128' }).anonIpv6PrefixLength).toBe(128);
+    for (const bad of ['0', '129', '64.5', 'sixty-four']) {
+      expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, ANON_IPV6_PREFIX_LENGTH: bad })).toEqual([expect.stringMatching(/^ANON_IPV6_PREFIX_LENGTH/)]);
+    }
   });
 
   it('when BAN_THRESHOLD is set, then it replaces the per-minute default', () => {

@@ -20,6 +20,8 @@ export interface GatewayConfig extends SharedSettings {
   /** Express's `trust proxy` value: false, a hop count, or a list of addresses and CIDR ranges. */
   trustProxy: false | number | string[];
   anonPerMinute: number;
+  /** IPv6 clients share one anonymous budget per network of this many leading bits (a /64: one subscriber). */
+  anonIpv6PrefixLength: number;
   /** null: the key's per-minute limit. */
   banThreshold: number | null;
   banSeconds: number;
@@ -45,6 +47,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     bodyTimeoutMs: read.integer('BODY_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     trustProxy: parseTrustProxy(read),
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),
+    anonIpv6PrefixLength: read.integer('ANON_IPV6_PREFIX_LENGTH', 64, { min: 1, max: 128 }),
     banThreshold: read.string('BAN_THRESHOLD') === undefined ? null : read.integer('BAN_THRESHOLD', 1, { min: 1, max: 1_000_000 }),
     banSeconds: read.integer('BAN_SECONDS', 900, { min: 1, max: 30 * 86_400 }),
   };

@@ -60,12 +60,12 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
   });
   const replicas = new ReplicaSet(config.petsUrls);
-  const metrics = createMetrics({ isDegraded: () => limiter.degraded, replicas });
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
+  const metrics = createMetrics({ isDegraded: () => limiter.degraded, replicas, keyCacheStats: () => keys.stats });
   store.onChange((event) => {
     if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
-  const accounts = new AccountService({ store, limiter });
+  const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment });
   const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
 
   const gateway: Gateway = {

@@ -67,7 +67,7 @@ describe('admin CLI (compiled)', () => {
     const keyRun = await cli(['keys', 'create', account.id]);
     expect(keyRun.code).toBe(0);
     const key = keyRun.json();
-    expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^ask_live_/), accountId: account.id });
+    expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^ask_live_/), accountId: account.id, environment: 'production' });
     const resolver = new PrincipalResolver({ store });
     expect(await resolver.resolve(key.key)).toMatchObject({ accountId: account.id });
 

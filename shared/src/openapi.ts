@@ -26,7 +26,7 @@ const errorWithHeaders = (description: string, extra: Record<string, unknown> = 
 });
 
 const commonErrors = {
-  '401': errorWithHeaders('API key missing or invalid (code `unauthorized`).', {
+  '401': errorWithHeaders('API key missing, invalid, revoked or of the other environment (code `unauthorized`).', {
     'WWW-Authenticate': { schema: { type: 'string' }, description: 'Always `Bearer`.' },
   }),
   '429': errorWithHeaders('Rate limit exceeded (`rate_limited`) or the key is temporarily banned (`temporarily_banned`).', {
@@ -149,7 +149,12 @@ export const openApiDocument = {
   },
   components: {
     securitySchemes: {
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from `npm run admin -- keys create`.' },
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'An API key: `ask_live_…` for production, `ask_test_…` for staging. Each environment refuses the other\'s keys with 401 `unauthorized` and a message naming the environment the key belongs to.',
+      },
     },
     parameters: {
       limit: {

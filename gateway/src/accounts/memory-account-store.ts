@@ -1,6 +1,6 @@
 import { StoreConflictError } from './errors';
 import { sortKeys } from './sort';
-import { BUILT_IN_PLANS, PLAN_NAMES, type Account, type AccountStore, type ApiKeyRecord, type ChangeEvent, type Plan, type PlanName } from './types';
+import { BUILT_IN_PLANS, PLAN_NAMES, type Account, type AccountStore, type ApiKeyRecord, type ChangeEvent, type KeyResolution, type Plan, type PlanName } from './types';
 
 /**
  * The in-process store (the embedded default when no Redis is configured).
@@ -47,6 +47,13 @@ export class MemoryAccountStore implements AccountStore {
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
     const id = this.keyIdByHash.get(hash);
     return id === undefined ? null : this.getKey(id);
+  }
+
+  async resolveKey(hash: string): Promise<KeyResolution | null> {
+    const key = await this.findKeyByHash(hash);
+    if (!key) return null;
+    const account = await this.getAccount(key.accountId);
+    return { key, account, plan: account ? await this.getPlan(account.plan) : null };
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {

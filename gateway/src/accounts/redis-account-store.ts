@@ -12,6 +12,7 @@ import {
   type AccountStore,
   type ApiKeyRecord,
   type ChangeEvent,
+  type KeyResolution,
   type Plan,
   type PlanName,
 } from './types';
@@ -70,6 +71,22 @@ if not hash then return 0 end
 if redis.call('HGET', KEYS[1], 'revokedAt') == '' then redis.call('HSET', KEYS[1], 'revokedAt', ARGV[2]) end
 redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[3], hash = hash }))
 return 1`;
+
+// KEYS: the hash index entry, the plans hash. ARGV: the names of a key record and of an account
+// without their ids (built by the store's key helpers), since the ids are only known in here.
+// Every name shares the prefix's hash slot, so on a cluster the undeclared ones are local too.
+// Returns nil for an unknown hash, else { key fields, account fields, the plan's stored numbers or nil }.
+const RESOLVE_KEY = `
+local id = redis.call('GET', KEYS[1])
+if not id then return false end
+local key = redis.call('HGETALL', ARGV[1] .. id)
+local accountId
+for i = 1, #key, 2 do if key[i] == 'accountId' then accountId = key[i + 1] end end
+if not accountId then return { key, {}, false } end
+local account = redis.call('HGETALL', ARGV[2] .. accountId)
+local plan = false
+for i = 1, #account, 2 do if account[i] == 'plan' then plan = redis.call('HGET', KEYS[2], account[i + 1]) end end
+return { key, account, plan }`;
 
 export class RedisAccountStore implements AccountStore {
   readonly channel: string;
@@ -158,6 +175,17 @@ export class RedisAccountStore implements AccountStore {
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
     const id = await this.run(() => this.redis.get(this.hashKey(hash)));
     return id === null ? null : this.getKey(id);
+  }
+
+  async resolveKey(hash: string): Promise<KeyResolution | null> {
+    const reply = await this.run(() => this.redis.eval(RESOLVE_KEY, 2, this.hashKey(hash), this.plansKey(), this.keyKey(''), this.accountKey('')));
+    if (!Array.isArray(reply)) return null;
+    const [keyFields, accountFields, storedPlan] = reply as [string[], string[], string | null];
+    const key = toKey(fromPairs(keyFields));
+    if (!key) return null;
+    const account = toAccount(fromPairs(accountFields));
+    const plan = account && PLAN_NAMES.includes(account.plan) ? toPlan(account.plan, storedPlan ?? undefined) : null;
+    return { key, account, plan };
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
@@ -276,6 +304,13 @@ export class RedisAccountStore implements AccountStore {
 
 function eventJson(event: ChangeEvent): string {
   return JSON.stringify(event);
+}
+
+/** HGETALL's reply inside a script is a flat field, value, field, value… list. */
+function fromPairs(pairs: string[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2) fields[pairs[i]!] = pairs[i + 1]!;
+  return fields;
 }
 
 const nullable = (value: number | null) => (value === null ? '' : String(value));

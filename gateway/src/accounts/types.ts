@@ -39,6 +39,15 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
+/** What authenticating one key needs, read by the store in one round trip. */
+export interface KeyResolution {
+  key: ApiKeyRecord;
+  /** The key's account; null when it does not exist (any more). */
+  account: Account | null;
+  /** The account's plan with its current numbers; null without an account. */
+  plan: Plan | null;
+}
+
 /** Who is calling, as the pipeline sees it after authentication: exactly what the limiter needs. */
 export type Principal = KeySubject;
 
@@ -64,6 +73,11 @@ export interface AccountStore {
   addKey(key: ApiKeyRecord): Promise<void>;
   getKey(id: string): Promise<ApiKeyRecord | null>;
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The key with this hash, its account and the account's plan, in one round trip: the only store
+   * call authentication makes. null: no key has this hash. Revoked keys are returned as they are.
+   */
+  resolveKey(hash: string): Promise<KeyResolution | null>;
   /** Every key of the account, revoked ones included, oldest first. */
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there is no such key. */

@@ -1,4 +1,5 @@
 import { ApiError } from '../../../shared/src/errors';
+import { DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/src/settings';
 import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, generateApiKey, hashApiKey, newAccountId, newKeyId } from '../keys/api-key';
 import type { Limiter, Quotas, WindowName, WindowState } from '../limits/types';
 import { PLAN_NAMES, type Account, type AccountStore, type Plan, type PlanName } from '../accounts/types';
@@ -60,11 +61,15 @@ export interface CreatedKey {
   key: string;
   accountId: string;
   createdAt: string;
+  /** Where the key works: this deployment's environment (`ask_live_` production, `ask_test_` staging). */
+  environment: ApiEnvironment;
 }
 
 export interface AccountServiceOptions {
   store: AccountStore;
   limiter: UsageLimiter;
+  /** The deployment's API_ENVIRONMENT: which keys `createKey` issues. */
+  environment?: ApiEnvironment;
   now?: () => number;
 }
 
@@ -77,11 +82,13 @@ export interface AccountServiceOptions {
 export class AccountService {
   private readonly store: AccountStore;
   private readonly limiter: UsageLimiter;
+  private readonly environment: ApiEnvironment;
   private readonly now: () => number;
 
-  constructor({ store, limiter, now = Date.now }: AccountServiceOptions) {
+  constructor({ store, limiter, environment = DEFAULT_API_ENVIRONMENT, now = Date.now }: AccountServiceOptions) {
     this.store = store;
     this.limiter = limiter;
+    this.environment = environment;
     this.now = now;
   }
 
@@ -125,10 +132,10 @@ export class AccountService {
 
   async createKey(accountId: string): Promise<CreatedKey> {
     const account = await this.requireAccount(accountId);
-    const key = generateApiKey();
+    const key = generateApiKey(this.environment);
     const record = { id: newKeyId(), accountId: account.id, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null };
     await this.store.addKey(record);
-    return { id: record.id, key, accountId: record.accountId, createdAt: record.createdAt };
+    return { id: record.id, key, accountId: record.accountId, createdAt: record.createdAt, environment: this.environment };
   }
 
   /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time. */

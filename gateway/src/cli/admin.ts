@@ -100,7 +100,7 @@ const COMMANDS: Command[] = [
     name: 'keys create',
     args: ['ACCOUNT_ID'],
     options: {},
-    summary: 'Create an API key for an account. The key is printed this once; only its hash is stored.',
+    summary: "Create an API key for an account, for the gateway's environment (ask_live_… production, ask_test_… staging). The key is printed this once; only its hash is stored.",
     run: async (c) => request(c, 'POST', `/admin/accounts/${segment(c.positionals[0])}/keys`),
   },
   {
