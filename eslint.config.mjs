@@ -11,6 +11,16 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Pages the gateway serves as they are (no build step): browser modules.
+    files: ['gateway/static/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        ['window', 'document', 'location', 'sessionStorage', 'fetch', 'confirm', 'Node', 'URLSearchParams', 'Intl', 'console'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },

@@ -7,7 +7,7 @@ import { openApiDocument } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
-import type { Limiter } from './limits/types';
+import type { KeySubject, LimitDecision, Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
 import { authenticate, requireKey, type KeyResolver } from './pipeline/authenticate';
 import { markDeprecated } from './pipeline/deprecation';
@@ -24,6 +24,8 @@ export interface PublicAppDeps {
   limiter: Limiter;
   metrics: GatewayMetrics;
   lifecycle: Lifecycle;
+  /** Every rate-limit decision about a key (the ops usage board and keys' last use). */
+  onKeyDecision?: (subject: KeySubject, decision: LimitDecision) => void;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface PublicAppDeps {
  * → require a key → route → sign internal token → proxy.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
+export function createApp({ config, logger, keys, limiter, metrics, lifecycle, onKeyDecision }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -56,7 +58,7 @@ export function createApp({ config, logger, keys, limiter, metrics, lifecycle }:
   const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);
   v1.use(authenticate(keys));
-  v1.use(rateLimit({ limiter, anonPerMinute: config.anonPerMinute, onDecision: metrics.recordDecision }));
+  v1.use(rateLimit({ limiter, anonPerMinute: config.anonPerMinute, onDecision: metrics.recordDecision, onKeyDecision }));
   // The interface description is public: rate limited like everything under /v1, but no key needed.
   v1.get('/openapi.json', serveInterfaceDescription);
   v1.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));

@@ -2,13 +2,13 @@ import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import { createLogger } from '../../shared/src/logger';
 import { verifyInternalToken } from '../../shared/src/internal-token';
-import { AccountService } from '../src/admin/account-service';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { createAdminApp } from '../src/admin/app';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { freePort } from '../../test/helpers/ports';
 import { COMPILED, ROOT } from '../../test/helpers/processes';
+import { opsParts } from './support/ops';
 
 /** The compiled CLI (built by jest's globalSetup) against an admin app this test serves on a free port. */
 
@@ -21,9 +21,10 @@ let store: MemoryAccountStore;
 let limiter: MemoryLimiter;
 
 beforeAll(async () => {
-  store = new MemoryAccountStore();
-  limiter = new MemoryLimiter({ threshold: 3, seconds: 900 });
-  const app = createAdminApp({ service: new AccountService({ store, limiter }), adminToken: TOKEN, logger: createLogger('cli-test', 'silent') });
+  const parts = opsParts({ ban: { threshold: 3, seconds: 900 } });
+  store = parts.store as MemoryAccountStore;
+  limiter = parts.limiter;
+  const app = createAdminApp({ service: parts.service, reports: parts.reports, adminToken: TOKEN, logger: createLogger('cli-test', 'silent') });
   const port = await freePort();
   adminUrl = `http://127.0.0.1:${port}`;
   await new Promise<void>((resolve) => {

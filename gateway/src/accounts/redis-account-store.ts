@@ -1,9 +1,8 @@
-import { ReplyError } from 'ioredis';
 import { connectRedis, createSubscriber, type Redis } from '../redis';
 import { StoreConflictError } from './errors';
 import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
-import { StoreUnavailableError, withDeadline } from '../store-errors';
+import { storeCall } from '../store-errors';
 
 const STORE_DEADLINE_MS = 500;
 import {
@@ -344,14 +343,9 @@ export class RedisAccountStore implements AccountStore {
   }
 
   /** Connection failures and timeouts become StoreUnavailableError; Redis' own replies (bugs) stay as they are. */
-  private async run<T>(command: () => Promise<T>): Promise<T> {
-    try {
-      // ioredis's own timeout is only a backstop (see redis.ts): ops calls get a bound of their own.
-      return await withDeadline(command(), STORE_DEADLINE_MS, 'account store');
-    } catch (error) {
-      if (error instanceof ReplyError || error instanceof StoreUnavailableError) throw error;
-      throw new StoreUnavailableError(`account store unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
+  private run<T>(command: () => Promise<T>): Promise<T> {
+    // ioredis's own timeout is only a backstop (see redis.ts): ops calls get a bound of their own.
+    return storeCall(command(), STORE_DEADLINE_MS, 'account store');
   }
 
   /**

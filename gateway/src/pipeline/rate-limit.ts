@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { rateLimitHeaders } from '../limits/headers';
-import type { LimitDecision, Limiter } from '../limits/types';
+import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
 import { contextOf } from './context';
 
 export interface RateLimitOptions {
@@ -9,13 +9,15 @@ export interface RateLimitOptions {
   anonPerMinute: number;
   /** Sees every decision (metrics). */
   onDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => void;
+  /** Sees every decision about a key with its windows (ops usage board, keys' last use); must only write to memory. */
+  onKeyDecision?: (subject: KeySubject, decision: LimitDecision) => void;
 }
 
 /**
  * Counts the request against its account (or its IP without a valid key), puts the
  * rate-limit headers on the response whatever comes next, and refuses it when over.
  */
-export function rateLimit({ limiter, anonPerMinute, onDecision }: RateLimitOptions): RequestHandler {
+export function rateLimit({ limiter, anonPerMinute, onDecision, onKeyDecision }: RateLimitOptions): RequestHandler {
   return async (req, res, next) => {
     const { principal } = contextOf(res);
     let decision: LimitDecision;
@@ -29,6 +31,7 @@ export function rateLimit({ limiter, anonPerMinute, onDecision }: RateLimitOptio
       return;
     }
     onDecision(decision.outcome, principal ? 'key' : 'anonymous');
+    if (principal) onKeyDecision?.(principal, decision);
     const headers = rateLimitHeaders(decision, Date.now());
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 
