@@ -18,6 +18,8 @@ ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# Pages served as they are (no build step): the ops console.
+COPY --from=build /app/gateway/static ./gateway/static
 USER node
 EXPOSE 8080 8081 8082
 CMD ["node", "dist/gateway/src/main.js"]

@@ -26,6 +26,8 @@ export interface GatewayConfig extends SharedSettings {
   /** null: the key's per-minute limit. */
   banThreshold: number | null;
   banSeconds: number;
+  /** How often each replica sends its usage-board observations and keys' last use to the store: their staleness. */
+  opsFlushIntervalMs: number;
 }
 
 const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -55,6 +57,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),
     banThreshold: read.string('BAN_THRESHOLD') === undefined ? null : read.integer('BAN_THRESHOLD', 1, { min: 1, max: 1_000_000 }),
     banSeconds: read.integer('BAN_SECONDS', 900, { min: 1, max: 30 * 86_400 }),
+    opsFlushIntervalMs: read.integer('OPS_FLUSH_INTERVAL_MS', 1_000, { min: 100, max: 60_000 }),
   };
   if (config.port !== 0 && config.port === config.adminPort) read.problem('PORT and ADMIN_PORT must differ');
   read.finish();

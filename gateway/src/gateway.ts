@@ -61,7 +61,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     store = redisStore;
     if (redis.status !== 'ready') logger.warn({ redis: redactUrl(config.redisUrl) }, 'Redis is not reachable yet: limiting in-process until it is');
     const key = (name: string) => redisStore.key(name);
-    usage = new RedisUsageBoard({ redis, key, onFlushError: (err) => logger.debug({ err }, 'usage board not flushed; retrying') });
+    usage = new RedisUsageBoard({ redis, key, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'usage board not flushed; retrying') });
     audit = new RedisAuditLog({ redis, key });
   } else {
     logger.warn('REDIS_URL is not set: accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
@@ -69,7 +69,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     usage = new LocalUsageBoard();
     audit = new MemoryAuditLog();
   }
-  const keyUse = new KeyUseRecorder({ store, onFlushError: (err) => logger.debug({ err }, 'key last-use times not flushed; retrying') });
+  const keyUse = new KeyUseRecorder({ store, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'key last-use times not flushed; retrying') });
 
   const limiter = createLimiter({
     redis,

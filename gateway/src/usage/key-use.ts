@@ -3,7 +3,7 @@ import { BackgroundFlush } from './background-flush';
 
 export interface KeyUseRecorderOptions {
   store: Pick<AccountStore, 'recordKeyUse' | 'keysLastUsed'>;
-  /** How often uses go to the store (default 5 s): the resolution of `lastUsedAt` seen from other replicas. */
+  /** How often uses go to the store (default 1 s): the resolution of `lastUsedAt` seen from other replicas. */
   flushIntervalMs?: number;
   /** Keys remembered between two flushes at most; uses of further keys wait for the next interval. */
   maxPending?: number;
@@ -22,7 +22,7 @@ export class KeyUseRecorder {
   private readonly maxPending: number;
   private readonly flusher: BackgroundFlush;
 
-  constructor({ store, flushIntervalMs = 5_000, maxPending = 100_000, onFlushError = () => undefined }: KeyUseRecorderOptions) {
+  constructor({ store, flushIntervalMs = 1_000, maxPending = 100_000, onFlushError = () => undefined }: KeyUseRecorderOptions) {
     this.store = store;
     this.maxPending = maxPending;
     this.flusher = new BackgroundFlush(() => this.flushPending(), flushIntervalMs, onFlushError);
