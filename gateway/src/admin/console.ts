@@ -26,6 +26,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/console': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/console/console.js': { file: 'console.js', type: 'text/javascript; charset=utf-8' },
   '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
+  '/console/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 /**

@@ -45,8 +45,11 @@ export function formatTime(iso: unknown): string {
   return typeof iso === 'string' ? iso.replace('T', ' ').replace(/(\.\d+)?Z$/, '') : '';
 }
 
+/** A share of quota as a whole percentage; a little use never reads as 0%. */
 export function shareOf(used: unknown, quota: unknown): string {
-  return typeof used === 'number' && typeof quota === 'number' && quota > 0 ? `${Math.round((used / quota) * 100)}%` : '';
+  if (typeof used !== 'number' || typeof quota !== 'number' || quota <= 0) return '';
+  const percent = (used / quota) * 100;
+  return percent > 0 && percent < 1 ? '<1%' : `${Math.round(percent)}%`;
 }
 
 /** An audit entry's change in one line: `perDay: none → 50000`, or the values made, for a creation. */

@@ -76,6 +76,11 @@ const numberFormat = new Intl.NumberFormat('en');
 const formatNumber = (n) => (n === null || n === undefined ? '—' : numberFormat.format(n));
 /** ISO 8601 → `2026-01-02 03:04:05` (UTC, as the API gives it). */
 const formatTime = (iso) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, '').replace(/Z$/, '') : '—');
+/** A share of quota as a whole percentage; a little use never reads as 0%. */
+const shareOf = (used, quota) => {
+  const percent = (used / quota) * 100;
+  return percent > 0 && percent < 1 ? '<1%' : `${Math.round(percent)}%`;
+};
 const planLabel = (plan) => plan.charAt(0).toUpperCase() + plan.slice(1);
 
 function accountLink(id, label) {
@@ -295,7 +300,7 @@ function renderKeys(keys) {
   const rows = keys.map((key) => {
     const banned = key.bannedUntil !== null;
     const state = key.revokedAt ? `revoked ${formatTime(key.revokedAt)}` : banned ? `banned until ${formatTime(key.bannedUntil)}` : 'active';
-    const actions = el('td', { class: 'actions' });
+    const actions = el('div', { class: 'actions' });
     if (!key.revokedAt) {
       actions.append(el('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revokeKey(key) }, 'Revoke'));
       if (banned) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'lift-ban', onclick: () => liftBan(key) }, 'Lift ban'));
@@ -308,7 +313,7 @@ function renderKeys(keys) {
       el('td', {}, formatTime(key.createdAt)),
       el('td', {}, key.lastUsedAt ? formatTime(key.lastUsedAt) : 'never'),
       el('td', {}, state),
-      actions,
+      el('td', {}, actions),
     );
   });
   $('keys-table').tBodies[0].replaceChildren(...rows);
@@ -377,7 +382,7 @@ async function showUsage() {
         el('td', {}, planLabel(entry.plan)),
         el('td', { class: 'number' }, formatNumber(entry.used)),
         el('td', { class: 'number' }, formatNumber(entry.quota)),
-        el('td', { class: 'number' }, `${Math.round((entry.used / entry.quota) * 100)}%`),
+        el('td', { class: 'number' }, shareOf(entry.used, entry.quota)),
       ),
     ),
   );
