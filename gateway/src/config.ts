@@ -10,7 +10,8 @@ export interface GatewayConfig extends SharedSettings {
   adminHost: string;
   adminPort: number;
   redisUrl: string | undefined;
-  petsUrl: string;
+  /** `PETS_URL`: one or more pets-service base URLs; requests are spread over them. */
+  petsUrls: string[];
   /** ADMIN_TOKEN ('' when only ADMIN_TOKENS is set). */
   adminToken: string;
   /** True when no ADMIN_TOKEN was given and one was generated for this run. */
@@ -47,7 +48,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminHost: read.string('ADMIN_HOST') ?? '127.0.0.1',
     adminPort: read.port('ADMIN_PORT', 8081),
     redisUrl: read.url('REDIS_URL', undefined, ['redis:', 'rediss:']),
-    petsUrl: read.url('PETS_URL', 'http://127.0.0.1:8082', ['http:', 'https:']) ?? 'http://127.0.0.1:8082',
+    petsUrls: read.urlList('PETS_URL', ['http://127.0.0.1:8082'], ['http:', 'https:']),
     adminToken: adminToken.value,
     adminTokenGenerated: adminToken.generated,
     adminTokens,

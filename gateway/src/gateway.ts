@@ -18,6 +18,8 @@ import { createLimiter } from './limits';
 import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { connectRedis, createSubscriber, type Redis } from './redis';
+import { Forwarder } from './upstream/forwarder';
+import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -76,17 +78,20 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
   });
-  const metrics = createMetrics({ isDegraded: () => limiter.degraded });
+  const replicas = new ReplicaSet(config.petsUrls);
+  const metrics = createMetrics({ isDegraded: () => limiter.degraded, replicas });
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
   store.onChange((event) => {
     if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter, audit, keyActivity: keyUse, logger });
+  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
 
   const gateway: Gateway = {
     publicApp: createApp({
       config,
       logger,
+      forwarder,
       keys,
       limiter,
       metrics,
@@ -117,6 +122,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     storeKind: config.redisUrl ? 'Redis' : 'in-process store',
     draining: false,
     async close() {
+      replicas.close();
       // The last flushes first, while the store's connection is still open.
       await Promise.all([usage.close(), keyUse.close()]);
       await Promise.all([limiter.close(), keys.close(), store.close()]);

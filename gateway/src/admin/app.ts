@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express';
 import { ApiError, errorHandler, methodNotAllowed, notFoundHandler } from '../../../shared/src/errors';
-import { httpLogger, type Logger } from '../../../shared/src/logger';
+import { accessLog } from '../../../shared/src/access-log';
+import type { Logger } from '../../../shared/src/logger';
 import { requestId } from '../../../shared/src/request-id';
 import type { AccountService } from './account-service';
 import { StoreUnavailableError } from '../store-errors';
@@ -111,7 +112,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
   const requireAdmin = adminAuth(tokensOf(options));
 
   app.use(requestId);
-  app.use(httpLogger(logger));
+  app.use(accessLog(logger));
   // The console's page, script and style need no token: everything they show comes from /admin, which does.
   app.use(consoleRoutes());
   app.use('/admin', (_req, res, next) => {
