@@ -11,8 +11,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // Pages the gateway serves as they are (no build step): browser modules.
-    files: ['gateway/static/**/*.js'],
+    // Scripts the gateway serves to browsers as they are (the ops console's): ES modules with the browser's globals.
+    files: ['gateway/src/**/assets/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: Object.fromEntries(

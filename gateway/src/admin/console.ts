@@ -5,7 +5,7 @@ import { methodNotAllowed } from '../../../shared/src/errors';
 
 /**
  * The ops console (`GET /console`): a static page, one vanilla JS module and one style sheet, served
- * as they are from `gateway/static/console/` (no build step; see ADR 0007). Mounted on the admin app
+ * as they are from `gateway/src/admin/assets/` (no build step; the portal's approach, ADR 0005). Mounted on the admin app
  * only, so it is never reachable on the public port. The page needs no token to load; it asks for
  * one and sends it as a bearer token to the admin API, which checks every call.
  */
@@ -30,15 +30,14 @@ const FILES: Record<string, { file: string; type: string }> = {
 };
 
 /**
- * Where the console's files are: `gateway/static/console` under the project root, found by walking up
- * from this module, which runs from `gateway/src/admin` (tests) or `dist/gateway/src/admin` (build).
+ * Where the console's files are: `assets/` beside this module when it runs from source (tests), and
+ * the same folder in the source tree when it runs from `dist/` (the Docker image copies it).
  */
 export function consoleDirectory(from = __dirname): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'gateway', 'static', 'console');
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) throw new Error(`the ops console's files (gateway/static/console) were not found above ${from}`);
-  }
+  const candidates = [path.join(from, 'assets'), path.resolve(from, '..', '..', '..', '..', 'gateway', 'src', 'admin', 'assets')];
+  const found = candidates.find((candidate) => existsSync(path.join(candidate, 'index.html')));
+  if (!found) throw new Error(`the ops console's files are missing: looked in ${candidates.join(' and ')}`);
+  return found;
 }
 
 export function consoleRoutes(directory = consoleDirectory()): Router {
