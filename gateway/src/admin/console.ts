@@ -5,7 +5,7 @@ import { methodNotAllowed } from '../../../shared/src/errors';
 
 /**
  * The ops console (`GET /console`): a static page, one vanilla JS module and one style sheet, served
- * as they are from `gateway/src/admin/assets/` (no build step; the portal's approach, ADR 0005). Mounted on the admin app
+ * as they are from `gateway/src/admin/assets/` (no build step: ADR 0005, ADR 0011). Mounted on the admin app
  * only, so it is never reachable on the public port. The page needs no token to load; it asks for
  * one and sends it as a bearer token to the admin API, which checks every call.
  */

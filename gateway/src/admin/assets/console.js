@@ -1,5 +1,5 @@
 // The ops console: a small vanilla module over the admin API, no framework and no build step
-// (ADR 0007). Every number it shows comes from /admin, called with the operator's token as a bearer
+// (ADR 0005, ADR 0011). Every number it shows comes from /admin, called with the operator's token as a bearer
 // token; the token lives in sessionStorage (this tab only) and is never put in a cookie, so no other
 // site can make the browser act with it. Everything shown is written with textContent, never as HTML.
 
