@@ -59,6 +59,9 @@ const EXIT_USAGE = 2;
 const PROGRAM = 'npm run admin --';
 
 const QUOTA_HELP = 'a positive integer';
+/** The options every list shares. */
+const JSON_OPTION: OptionSpec = { description: 'print the JSON array instead of a table', flag: true };
+const CURSOR_OPTION: OptionSpec = { description: 'the page after a previous one (printed under it when there is more)' };
 const COMMANDS: Command[] = [
   {
     name: 'accounts create',
@@ -84,8 +87,8 @@ const COMMANDS: Command[] = [
       plan: { description: 'only accounts on this plan (free, pro, business or enterprise)' },
       search: { description: 'only accounts whose name or email contains this text (any case)' },
       limit: { description: 'accounts per page, 1-100 (default 20)' },
-      cursor: { description: 'the page after a previous one (printed under it when there is more)' },
-      json: { description: 'print the JSON array instead of a table', flag: true },
+      cursor: CURSOR_OPTION,
+      json: JSON_OPTION,
     },
     summary: 'List accounts, oldest first, one page at a time.',
     run: async (c) =>
@@ -123,7 +126,7 @@ const COMMANDS: Command[] = [
   {
     name: 'keys list',
     args: ['ACCOUNT_ID'],
-    options: { json: { description: 'print the JSON array instead of a table', flag: true } },
+    options: { json: JSON_OPTION },
     summary: "List an account's API keys: masked, created, last used, revoked or banned (never the key).",
     run: async (c) => list(c, `/admin/accounts/${segment(c.positionals[0])}/keys`, KEY_COLUMNS, 'This account has no keys.'),
   },
@@ -164,7 +167,7 @@ const COMMANDS: Command[] = [
     options: {
       window: { description: 'minute (the current one, the default) or day (today, UTC)' },
       limit: { description: 'accounts shown, 1-100 (default 20)' },
-      json: { description: 'print the JSON array instead of a table', flag: true },
+      json: JSON_OPTION,
     },
     summary: 'The accounts using the largest share of their quota in the current window (a second or so behind).',
     run: async (c) => list(c, `/admin/usage/top${query({ window: c.values.window, limit: c.values.limit })}`, USAGE_COLUMNS, 'No account has used anything in this window.'),
@@ -174,7 +177,7 @@ const COMMANDS: Command[] = [
     args: [],
     options: {
       limit: { description: 'keys shown, 1-100 (default 20)' },
-      json: { description: 'print the JSON array instead of a table', flag: true },
+      json: JSON_OPTION,
     },
     summary: 'The keys refused most today (UTC), rate limited or banned: the accounts that hit their limits.',
     run: async (c) => list(c, `/admin/usage/refused${query({ limit: c.values.limit })}`, REFUSED_COLUMNS, 'No key has been refused today.'),
@@ -185,8 +188,8 @@ const COMMANDS: Command[] = [
     options: {
       account: { description: 'only changes to this account (its keys included)' },
       limit: { description: 'entries per page, 1-100 (default 20)' },
-      cursor: { description: 'the page after a previous one (printed under it when there is more)' },
-      json: { description: 'print the JSON array instead of a table', flag: true },
+      cursor: CURSOR_OPTION,
+      json: JSON_OPTION,
     },
     summary: 'The audit trail: who changed what and when, newest first.',
     run: async (c) => list(c, `/admin/audit${query({ account: c.values.account, limit: c.values.limit, cursor: c.values.cursor })}`, AUDIT_COLUMNS, 'No change recorded.'),
