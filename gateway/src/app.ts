@@ -7,7 +7,7 @@ import { openApiDocument } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
-import type { Limiter } from './limits/types';
+import type { KeySubject, LimitDecision, Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
 import { authenticate, requireKey, type KeyCache } from './pipeline/authenticate';
 import { markDeprecated } from './pipeline/deprecation';
@@ -28,6 +28,8 @@ export interface PublicAppDeps {
   limiter: Limiter;
   metrics: GatewayMetrics;
   lifecycle: Lifecycle;
+  /** Every rate-limit decision about a key (the ops usage board and keys' last use). */
+  onKeyDecision?: (subject: KeySubject, decision: LimitDecision) => void;
 }
 
 /**
@@ -39,7 +41,7 @@ export interface PublicAppDeps {
  * a key before it has been paid for.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
+export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -62,7 +64,7 @@ export function createApp({ config, logger, forwarder, keys, limiter, metrics, l
 
   const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);
-  const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision };
+  const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
   v1.use(authenticate(keys, config.apiEnvironment));
   v1.use(lookUpKey(keys, anonymousCharge(limits)));
   v1.use(rateLimit(limits));

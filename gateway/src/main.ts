@@ -58,7 +58,7 @@ function printWelcome(config: GatewayConfig, storeKind: string, demoKey: string 
     '',
     `Animal Store gateway ready (${config.apiEnvironment}, ${storeKind})`,
     `  public API   ${base}/v1    docs ${base}/docs`,
-    `  admin API    http://${config.adminHost}:${config.adminPort}/admin`,
+    `  admin API    http://${config.adminHost}:${config.adminPort}/admin    ops console http://${config.adminHost}:${config.adminPort}/console`,
   ];
   if (config.adminTokenGenerated) {
     lines.push(`  admin token  ${config.adminToken}   (generated for this run; set ADMIN_TOKEN to choose one)`);

@@ -37,6 +37,33 @@ export interface ApiKeyRecord {
   hash: string;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * A form that identifies the key to a person without revealing it (`ask_live_…AbC1`), made when
+   * the key is created, since only its hash is kept. Absent on keys stored before it existed.
+   */
+  masked?: string;
+}
+
+/** A place in the accounts' creation order (oldest first, ties by id): where a page ends. */
+export interface AccountPosition {
+  createdAtMs: number;
+  id: string;
+}
+
+export interface AccountQuery {
+  /** At most this many accounts. */
+  limit: number;
+  /** Only accounts after this one in creation order. */
+  after?: AccountPosition;
+  plan?: PlanName;
+  /** Only accounts whose `searchTextOf` contains this, already passed through `normaliseSearch`. */
+  search?: string;
+}
+
+export interface AccountPage {
+  accounts: Account[];
+  /** Where the next page starts, when more accounts match; null on the last page. */
+  next: AccountPosition | null;
 }
 
 /** What authenticating one key needs, read by the store in one round trip. */
@@ -82,6 +109,13 @@ export interface AccountStore {
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there is no such key. */
   revokeKey(id: string, at: string): Promise<boolean>;
+
+  /** Accounts in creation order, filtered and paged, from indexes kept with every write (never a scan of all keys). */
+  listAccounts(query: AccountQuery): Promise<AccountPage>;
+  /** Records when keys were last used (Unix ms); a time earlier than the one recorded changes nothing. */
+  recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void>;
+  /** When each of these keys was last used, as recorded; keys never recorded are absent. */
+  keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
 
   /** Every plan, built-in numbers unless changed by `setPlan`. */
   listPlans(): Promise<Plan[]>;

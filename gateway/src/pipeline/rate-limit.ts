@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
-import type { LimitDecision, Limiter } from '../limits/types';
+import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
 import { contextOf } from './context';
 
 export interface RateLimitOptions {
@@ -12,6 +12,8 @@ export interface RateLimitOptions {
   anonIpv6PrefixLength: number;
   /** Sees every decision (metrics). */
   onDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => void;
+  /** Sees every decision about a key with its windows (ops usage board, keys' last use); must only write to memory. */
+  onKeyDecision?: (subject: KeySubject, decision: LimitDecision) => void;
 }
 
 /**
@@ -61,6 +63,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
       return next(error);
     }
     options.onDecision(decision.outcome, 'key');
+    options.onKeyDecision?.(principal, decision);
     const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'banned') {
       next(new ApiError('temporarily_banned', `This API key is temporarily banned for sending requests while rate limited; retry after ${retryAfter} seconds.`));
