@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { EnvReader } from '../../shared/src/env';
 import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
+import type { ClusterNode, RedisTarget } from './redis';
 
 export interface GatewayConfig extends SharedSettings {
   host: string;
@@ -9,6 +10,8 @@ export interface GatewayConfig extends SharedSettings {
   adminHost: string;
   adminPort: number;
   redisUrl: string | undefined;
+  /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`), used instead of `redisUrl`. */
+  redisClusterNodes: readonly ClusterNode[] | undefined;
   petsUrl: string;
   adminToken: string;
   /** True when no ADMIN_TOKEN was given and one was generated for this run. */
@@ -37,6 +40,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminHost: read.string('ADMIN_HOST') ?? '127.0.0.1',
     adminPort: read.port('ADMIN_PORT', 8081),
     redisUrl: read.url('REDIS_URL', undefined, ['redis:', 'rediss:']),
+    redisClusterNodes: parseClusterNodes(read),
     petsUrl: read.url('PETS_URL', 'http://127.0.0.1:8082', ['http:', 'https:']) ?? 'http://127.0.0.1:8082',
     adminToken: adminToken.value,
     adminTokenGenerated: adminToken.generated,
@@ -48,8 +52,41 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     banSeconds: read.integer('BAN_SECONDS', 900, { min: 1, max: 30 * 86_400 }),
   };
   if (config.port !== 0 && config.port === config.adminPort) read.problem('PORT and ADMIN_PORT must differ');
+  if (read.string('REDIS_URL') !== undefined && read.string('REDIS_CLUSTER_NODES') !== undefined) {
+    read.problem('REDIS_URL and REDIS_CLUSTER_NODES are both set: choose one Redis, a single server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES)');
+  }
   read.finish();
   return Object.freeze(config);
+}
+
+/** Where the gateway keeps its state: a single Redis, a Redis Cluster, or (undefined) in process. */
+export function redisTargetOf(config: Pick<GatewayConfig, 'redisUrl' | 'redisClusterNodes'>): RedisTarget | undefined {
+  if (config.redisClusterNodes) return { clusterNodes: config.redisClusterNodes };
+  if (config.redisUrl) return { url: config.redisUrl };
+  return undefined;
+}
+
+function parseClusterNodes(read: EnvReader): ClusterNode[] | undefined {
+  const raw = read.string('REDIS_CLUSTER_NODES');
+  if (raw === undefined) return undefined;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const nodes = entries.map(parseHostPort);
+  const invalid = entries.filter((_, i) => nodes[i] === undefined);
+  if (invalid.length > 0) {
+    read.problem(`REDIS_CLUSTER_NODES must be a comma-separated list of host:port, but ${invalid.map((e) => `"${e}"`).join(', ')} is not one`);
+    return undefined;
+  }
+  return nodes as ClusterNode[];
+}
+
+/** `host:port`, `[v6]:port`; the port 1–65535. */
+function parseHostPort(entry: string): ClusterNode | undefined {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(entry);
+  const port = Number(match?.[3]);
+  const host = match?.[1] ?? match?.[2];
+  if (!host || !Number.isInteger(port) || port < 1 || port > 65_535) return undefined;
+  if (match?.[1] !== undefined && isIP(host) !== 6) return undefined;
+  return { host, port };
 }
 
 function parseTrustProxy(read: EnvReader): GatewayConfig['trustProxy'] {

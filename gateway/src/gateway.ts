@@ -7,11 +7,12 @@ import type { AccountStore } from './accounts/types';
 import { AccountService } from './admin/account-service';
 import { createAdminApp } from './admin/app';
 import { createApp } from './app';
-import type { GatewayConfig } from './config';
+import { redisTargetOf, type GatewayConfig } from './config';
 import { createLimiter } from './limits';
+import { FailoverLimiter } from './limits/failover-limiter';
 import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
-import { connectRedis, createSubscriber, type Redis } from './redis';
+import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -25,7 +26,7 @@ export interface Gateway {
   readonly accounts: AccountService;
   readonly limiter: Limiter;
   readonly metrics: GatewayMetrics;
-  /** 'Redis' or 'in-process store': where accounts, keys and counters live. */
+  /** 'Redis', 'Redis Cluster' or 'in-process store': where accounts, keys and counters live. */
   readonly storeKind: string;
   /** True once a stop has begun: readiness answers 503. */
   draining: boolean;
@@ -39,16 +40,17 @@ export interface Gateway {
  * servers; the tests call this directly and drive the apps with supertest.
  */
 export async function createGateway(config: GatewayConfig, { logger }: GatewayDeps): Promise<Gateway> {
-  let redis: Redis | undefined;
+  const target = redisTargetOf(config);
+  let redis: RedisClient | undefined;
   let store: AccountStore;
-  if (config.redisUrl) {
-    redis = await connectRedis(config.redisUrl);
-    const redisStore = new RedisAccountStore({ redis, subscriber: createSubscriber(config.redisUrl) });
+  if (target) {
+    redis = await connectTarget(target);
+    const redisStore = new RedisAccountStore({ redis, subscriber: createTargetSubscriber(target, redis) });
     await Promise.race([redisStore.whenSubscribed(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     store = redisStore;
-    if (redis.status !== 'ready') logger.warn({ redis: redactUrl(config.redisUrl) }, 'Redis is not reachable yet: limiting in-process until it is');
+    if (redis.status !== 'ready') logger.warn({ redis: describeTarget(target) }, 'Redis is not reachable yet: limiting in-process until it is');
   } else {
-    logger.warn('REDIS_URL is not set: accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
+    logger.warn('REDIS_URL is not set (nor REDIS_CLUSTER_NODES): accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
     store = new MemoryAccountStore();
   }
 
@@ -57,10 +59,14 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
   });
-  const metrics = createMetrics({ isDegraded: () => limiter.degraded });
+  const metrics = createMetrics({
+    isDegraded: () => limiter.degraded,
+    storeKind: target ? ('url' in target ? 'redis' : 'redis-cluster') : 'in-process',
+    unavailableParts: () => (limiter instanceof FailoverLimiter ? limiter.unavailableParts : 0),
+  });
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
   store.onChange((event) => {
-    if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
+    if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter });
 
@@ -86,7 +92,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     accounts,
     limiter,
     metrics,
-    storeKind: config.redisUrl ? 'Redis' : 'in-process store',
+    storeKind: target ? ('url' in target ? 'Redis' : 'Redis Cluster') : 'in-process store',
     draining: false,
     async close() {
       await Promise.all([limiter.close(), keys.close(), store.close()]);
@@ -94,8 +100,4 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     },
   };
   return gateway;
-}
-
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }

@@ -6,10 +6,14 @@ import type { LimitDecision } from './limits/types';
 export interface MetricsOptions {
   /** Read at every scrape, so the gauge cannot drift from the limiter's own state. */
   isDegraded: () => boolean;
+  /** Where accounts and counters live: 'redis', 'redis-cluster' or 'in-process' (the `store` label of gateway_store_info). */
+  storeKind?: string;
+  /** Parts of the store (the Redis, or masters of a cluster) whose accounts are limited in-process now. */
+  unavailableParts?: () => number;
   defaultMetrics?: boolean;
 }
 
-export function createMetrics({ isDegraded, defaultMetrics = true }: MetricsOptions) {
+export function createMetrics({ isDegraded, storeKind = 'in-process', unavailableParts = () => 0, defaultMetrics = true }: MetricsOptions) {
   const registry = new Registry();
   if (defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
@@ -38,6 +42,23 @@ export function createMetrics({ isDegraded, defaultMetrics = true }: MetricsOpti
     registers: [registry],
     collect() {
       this.set(isDegraded() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'gateway_store_info',
+    help: 'Always 1; the store label says where accounts, keys and rate-limit counters live (redis, redis-cluster, in-process).',
+    labelNames: ['store'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ store: storeKind }, 1);
+    },
+  });
+  new Gauge({
+    name: 'gateway_rate_limiter_unavailable_parts',
+    help: 'Parts of the Redis store (the server, or masters of a cluster) whose accounts are limited in-process now.',
+    registers: [registry],
+    collect() {
+      this.set(unavailableParts());
     },
   });
   const upstreamErrors = new Counter({

@@ -49,7 +49,7 @@ describe('RedisAccountStore specifics', () => {
     await store.close();
   });
 
-  it('when an account and a key are written, then Redis holds them under gw: and never the key itself', async () => {
+  it('when an account and a key are written, then Redis holds them under the {gw} hash tag and never the key itself', async () => {
     const key = generateApiKey();
     const accountId = newAccountId();
     const keyId = newKeyId();
@@ -57,7 +57,7 @@ describe('RedisAccountStore specifics', () => {
     await store.addKey({ id: keyId, accountId, hash: hashApiKey(key), createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null });
     await store.setPlan({ name: 'pro', perMinute: 1, perDay: 2 });
     const keys = (await redis.command('KEYS', '*')).split('\r\n').filter((line) => line && !/^[*$]/.test(line));
-    expect(keys.sort()).toEqual([`gw:account:${accountId}`, `gw:account:${accountId}:keys`, `gw:key:${keyId}`, `gw:keyhash:${hashApiKey(key)}`, 'gw:plans'].sort());
+    expect(keys.sort()).toEqual([`{gw}:account:${accountId}`, `{gw}:account:${accountId}:keys`, `{gw}:key:${keyId}`, `{gw}:keyhash:${hashApiKey(key)}`, '{gw}:plans'].sort());
     for (const name of keys) {
       const dump = await redis.command('DUMP', name);
       expect(dump).not.toContain(key);

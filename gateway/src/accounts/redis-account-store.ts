@@ -1,10 +1,12 @@
 import { ReplyError } from 'ioredis';
-import { connectRedis, createSubscriber, type Redis } from '../redis';
+import { connectTarget, createTargetSubscriber, type FeedSubscriber, type RedisClient, type RedisTarget } from '../redis';
 import { StoreConflictError } from './errors';
 import { sortKeys } from './sort';
 import { StoreUnavailableError, withDeadline } from '../store-errors';
 
 const STORE_DEADLINE_MS = 500;
+/** A hash tag: all of the store in one cluster slot. */
+const DEFAULT_PREFIX = '{gw}:';
 import {
   BUILT_IN_PLANS,
   PLAN_NAMES,
@@ -17,14 +19,19 @@ import {
 } from './types';
 
 /**
- * Accounts, keys and plans in Redis, shared by every gateway replica.
+ * Accounts, keys and plans in Redis (a single server or a cluster), shared by every gateway replica.
  *
- * Layout (prefix `gw:` by default):
- * - `gw:account:{id}`  hash: id, name, plan, perMinute, perDay, email, createdAt ('' stands for null)
- * - `gw:key:{id}`      hash: id, accountId, hash, createdAt, revokedAt ('' while active)
- * - `gw:keyhash:{sha}` string: the key id, the index authentication uses
- * - `gw:account:{id}:keys` set: the ids of the account's keys
- * - `gw:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
+ * Layout (prefix `{gw}:` by default):
+ * - `{gw}:account:<id>`  hash: id, name, plan, perMinute, perDay, email, createdAt ('' stands for null)
+ * - `{gw}:key:<id>`      hash: id, accountId, hash, createdAt, revokedAt ('' while active)
+ * - `{gw}:keyhash:<sha>` string: the key id, the index authentication uses
+ * - `{gw}:account:<id>:keys` set: the ids of the account's keys
+ * - `{gw}:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
+ *
+ * `{gw}` is a Redis Cluster hash tag: every key of the store is in one slot, so the multi-key
+ * scripts, MULTIs and pipelines below work unchanged on a cluster (ADR 0006). Every key this store
+ * writes must start with `this.prefix`. The same names on a single Redis make moving to a cluster a
+ * copy of the keys.
  *
  * Every write and its `ChangeEvent` go out in one Lua script or MULTI, so no replica can miss
  * a change that was made: the PUBLISH happens exactly when the write does. Listeners are fed by a
@@ -32,10 +39,10 @@ import {
  * been lost in between, so listeners get `{type: 'reset'}` once the subscription is active again.
  */
 export interface RedisAccountStoreOptions {
-  /** The command connection (`connectRedis`): no offline queue, short timeout. */
-  redis: Redis;
-  /** A dedicated connection for SUBSCRIBE (`createSubscriber`); the store owns and closes it. */
-  subscriber: Redis;
+  /** The command connection (`connectRedis` or `connectCluster`): no offline queue, short timeout. */
+  redis: RedisClient;
+  /** A dedicated connection for SUBSCRIBE (`createTargetSubscriber`); the store owns and closes it. */
+  subscriber: FeedSubscriber;
   prefix?: string;
   /** Whether `close()` also closes `redis` (true when the store created it). */
   ownsRedis?: boolean;
@@ -73,8 +80,8 @@ return 1`;
 
 export class RedisAccountStore implements AccountStore {
   readonly channel: string;
-  private readonly redis: Redis;
-  private readonly subscriber: Redis;
+  private readonly redis: RedisClient;
+  private readonly subscriber: FeedSubscriber;
   private readonly prefix: string;
   private readonly ownsRedis: boolean;
   private readonly listeners = new Set<(event: ChangeEvent) => void>();
@@ -82,7 +89,7 @@ export class RedisAccountStore implements AccountStore {
   private hasBeenReady = false;
   private closed = false;
 
-  constructor({ redis, subscriber, prefix = 'gw:', ownsRedis = false }: RedisAccountStoreOptions) {
+  constructor({ redis, subscriber, prefix = DEFAULT_PREFIX, ownsRedis = false }: RedisAccountStoreOptions) {
     this.redis = redis;
     this.subscriber = subscriber;
     this.prefix = prefix;
@@ -102,10 +109,11 @@ export class RedisAccountStore implements AccountStore {
     );
   }
 
-  /** A store with its own two connections (command and subscriber) to `url`. */
-  static async connect(url: string, options: { prefix?: string; waitMs?: number } = {}): Promise<RedisAccountStore> {
-    const redis = await connectRedis(url, options.waitMs);
-    return new RedisAccountStore({ redis, subscriber: createSubscriber(url), prefix: options.prefix, ownsRedis: true });
+  /** A store with its own two connections (command and subscriber) to a Redis URL or a cluster. */
+  static async connect(target: string | RedisTarget, options: { prefix?: string; waitMs?: number } = {}): Promise<RedisAccountStore> {
+    const where = typeof target === 'string' ? { url: target } : target;
+    const redis = await connectTarget(where, options.waitMs);
+    return new RedisAccountStore({ redis, subscriber: createTargetSubscriber(where, redis), prefix: options.prefix, ownsRedis: true });
   }
 
   /** Resolves once the change feed is live (or the store closed); useful at start-up and in tests. */
@@ -346,7 +354,7 @@ export function parseChangeEvent(message: string): ChangeEvent | null {
         ? { type: 'plan', plan: event.plan as PlanName }
         : null;
     case 'ban-lifted':
-      return typeof event.keyId === 'string' ? { type: 'ban-lifted', keyId: event.keyId } : null;
+      return typeof event.keyId === 'string' && typeof event.accountId === 'string' ? { type: 'ban-lifted', accountId: event.accountId, keyId: event.keyId } : null;
     case 'reset':
       return { type: 'reset' };
     default:

@@ -140,9 +140,9 @@ export class AccountService {
   async liftBan(keyId: string): Promise<void> {
     const key = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
     if (!key) throw notFound('key', keyId);
-    await this.limiter.liftBan(key.id);
+    await this.limiter.liftBan({ accountId: key.accountId, keyId: key.id });
     // Other replicas cached the ban locally; the change feed tells them to let go of it.
-    await this.store.announce({ type: 'ban-lifted', keyId: key.id });
+    await this.store.announce({ type: 'ban-lifted', accountId: key.accountId, keyId: key.id });
   }
 
   listPlans(): Promise<Plan[]> {

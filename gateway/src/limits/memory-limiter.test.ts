@@ -61,7 +61,7 @@ describe('MemoryLimiter', () => {
     const limiter = new MemoryLimiter({ threshold: 1, seconds: 900 });
     await limiter.consumeKey(subject(1, 100), T0);
     expect((await limiter.consumeKey(subject(1, 100), T0 + 1)).outcome).toBe('banned');
-    await limiter.liftBan('k1');
+    await limiter.liftBan({ accountId: 'a1', keyId: 'k1' });
     expect((await limiter.consumeKey(subject(1, 100), T0 + 60_000)).outcome).toBe('allowed');
   });
 });

@@ -1,6 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AnonymousLimiter } from './anonymous';
-import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowState } from './types';
+import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeyRef, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowState } from './types';
 import { accountWindows, banThreshold, lastUtcDays, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDate, utcDay } from './windows';
 
 interface AccountCounts {
@@ -56,7 +56,7 @@ export class MemoryLimiter implements Limiter {
     return Promise.resolve(wanted.map((day) => ({ day: utcDate(day), accepted: counts?.get(day) ?? 0 })));
   }
 
-  liftBan(keyId: string): Promise<void> {
+  liftBan({ keyId }: KeyRef): Promise<void> {
     this.keys.delete(keyId);
     return Promise.resolve();
   }

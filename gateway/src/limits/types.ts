@@ -24,9 +24,13 @@ export type LimitDecision =
   | { outcome: 'limited'; windows: WindowState[]; binding: WindowName; retryAfterMs: number }
   | { outcome: 'banned'; windows: WindowState[]; bannedUntilMs: number };
 
-export interface KeySubject {
+/** A key and the account it belongs to: the limiter keeps a key's ban beside its account's windows. */
+export interface KeyRef {
   accountId: string;
   keyId: string;
+}
+
+export interface KeySubject extends KeyRef {
   quotas: Quotas;
 }
 
@@ -59,10 +63,14 @@ export interface Limiter {
   usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]>;
   /** Accepted requests per UTC day, the last `days` days (at most HISTORY_DAYS_KEPT) ending today, oldest first. */
   history(accountId: string, days: number, now?: number): Promise<DailyCount[]>;
-  liftBan(keyId: string): Promise<void>;
+  /** Ends the key's ban (and forgets its recent rejections); idempotent. */
+  liftBan(key: KeyRef): Promise<void>;
   /** Drops anything cached locally about this account (after a quota change). */
   forgetAccount(accountId: string): void;
-  /** 'redis', 'in-process', or 'in-process (redis unavailable)'. */
+  /**
+   * 'redis', 'redis-cluster', 'in-process', 'in-process (redis unavailable)', or on a cluster with
+   * some masters unreachable 'redis-cluster (in-process for the accounts of N unreachable masters)'.
+   */
   readonly mode: string;
   readonly degraded: boolean;
   close(): Promise<void>;
