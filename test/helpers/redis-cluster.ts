@@ -69,6 +69,15 @@ export class TestRedisCluster {
     return this.nodes.map((node) => `127.0.0.1:${node.port}`).join(',');
   }
 
+  /** The seed nodes as ioredis's `Cluster` takes them. */
+  get addresses(): Array<{ host: string; port: number }> {
+    return this.nodes.map((node) => ({ host: '127.0.0.1', port: node.port }));
+  }
+
+  async flushAll(): Promise<void> {
+    for (const node of this.nodes) await node.flushAll();
+  }
+
   /** Waits until every running master says `cluster_state:ok` and sees every other master connected. */
   async waitUntilOk(timeoutMs = 15_000): Promise<void> {
     await waitFor(
@@ -87,8 +96,7 @@ export class TestRedisCluster {
   }
 
   async slotOf(key: string): Promise<number> {
-    const reply = await this.nodes[0]!.command('CLUSTER', 'KEYSLOT', key);
-    return Number(/^:(\d+)/.exec(reply)?.[1]);
+    return Number(/^:(\d+)/.exec(await this.ask('CLUSTER', 'KEYSLOT', key))?.[1]);
   }
 
   /** The master that serves `key` (asked of any running node). */
@@ -118,12 +126,21 @@ export class TestRedisCluster {
     for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
   }
 
-  private async masters(): Promise<MasterInfo[]> {
-    let text = '';
+  /** A command answered by the first node that is up (one may have been stopped by the test). */
+  private async ask(...args: string[]): Promise<string> {
+    let lastError: unknown;
     for (const node of this.nodes) {
-      text = await node.command('CLUSTER', 'NODES').catch(() => '');
-      if (text) break;
+      try {
+        return await node.command(...args);
+      } catch (error) {
+        lastError = error;
+      }
     }
+    throw lastError;
+  }
+
+  private async masters(): Promise<MasterInfo[]> {
+    const text = await this.ask('CLUSTER', 'NODES');
     const masters: MasterInfo[] = [];
     for (const line of text.split('\n')) {
       const fields = line.trim().split(' ');
