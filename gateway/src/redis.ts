@@ -52,7 +52,11 @@ const clusterRequestPathOptions: ClusterOptions = {
   slotsRefreshTimeout: 1_000,
   // A slot map that changed without telling us (a failover nobody sent us a MOVED for) is found within this.
   slotsRefreshInterval: 5_000,
-  redisOptions: { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1 },
+  // Node connections open as soon as the slot map names their node. Left lazy (ioredis's default),
+  // a burst of first commands finds the node still connecting, and without an offline queue each of
+  // them is bounced into ioredis's 100 ms retry loop: requests then miss their deadline on a healthy
+  // cluster.
+  redisOptions: { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false },
 };
 
 /** The connection commands go through. Resolves once connected, or after `waitMs` even if not (the gateway then starts degraded). */
