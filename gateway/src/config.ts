@@ -73,7 +73,8 @@ function parseClusterNodes(read: EnvReader): ClusterNode[] | undefined {
   const nodes = entries.map(parseHostPort);
   const invalid = entries.filter((_, i) => nodes[i] === undefined);
   if (invalid.length > 0) {
-    read.problem(`REDIS_CLUSTER_NODES must be a comma-separated list of host:port, but ${invalid.map((e) => `"${e}"`).join(', ')} is not one`);
+    const named = invalid.map((e) => `"${e}"`).join(', ');
+    read.problem(`REDIS_CLUSTER_NODES must be a comma-separated list of host:port (port 1-65535), but ${named} ${invalid.length === 1 ? 'is not one' : 'are not'}`);
     return undefined;
   }
   return nodes as ClusterNode[];
