@@ -20,7 +20,7 @@ interface MasterInfo {
  * again with `node.start()` comes back on the same port and dir with its slots and its data.
  *
  * `cluster-require-full-coverage no` lets the other masters serve their slots while one is down,
- * which is how the gateway must be deployed for its per-slot outage policy (see ADR 0006).
+ * which is how the gateway must be deployed for its per-slot outage policy (see ADR 0007).
  * Creating one takes a few seconds: share it across a test file.
  */
 export class TestRedisCluster {
