@@ -29,7 +29,7 @@ import {
  * - `{gw}:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
  *
  * `{gw}` is a Redis Cluster hash tag: every key of the store is in one slot, so the multi-key
- * scripts, MULTIs and pipelines below work unchanged on a cluster (ADR 0006). Every key this store
+ * scripts, MULTIs and pipelines below work unchanged on a cluster (ADR 0007). Every key this store
  * writes must start with `this.prefix`. The same names on a single Redis make moving to a cluster a
  * copy of the keys.
  *
