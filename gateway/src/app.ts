@@ -2,7 +2,7 @@ import express, { Router, type Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFoundHandler } from '../../shared/src/errors';
-import { httpLogger } from '../../shared/src/logger';
+import { accessLog } from '../../shared/src/access-log';
 import { openApiDocument } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
@@ -14,12 +14,15 @@ import { markDeprecated } from './pipeline/deprecation';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
 import { rateLimit } from './pipeline/rate-limit';
+import { readBody } from './pipeline/read-body';
 import { route } from './pipeline/route';
-import { signInternalTokenStage } from './pipeline/sign-internal-token';
+import { internalAuthorization } from './pipeline/sign-internal-token';
+import type { Forwarder } from './upstream/forwarder';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'petsUrl' | 'upstreamTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'trustProxy'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'trustProxy'>;
   logger: Logger;
+  forwarder: Forwarder;
   keys: KeyResolver;
   limiter: Limiter;
   metrics: GatewayMetrics;
@@ -29,17 +32,17 @@ export interface PublicAppDeps {
 /**
  * The public app. Its pipeline is mounted here, in its fixed order, one file per stage:
  * request id → deprecation headers → authenticate → rate limit → [interface description]
- * → require a key → route → sign internal token → proxy.
+ * → require a key → route → read body → proxy (with the internal token in place of the key).
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
+export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path.
   app.set('case sensitive routing', true);
   app.use(requestId);
-  app.use(httpLogger(logger));
+  app.use(accessLog(logger));
   app.use(metrics.observeRequests);
 
   app.get('/healthz', (_req, res) => {
@@ -62,16 +65,8 @@ export function createApp({ config, logger, keys, limiter, metrics, lifecycle }:
   v1.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
   v1.use(requireKey);
   v1.use(route);
-  v1.use(signInternalTokenStage(config.internalJwtSecret));
-  v1.use(
-    proxyToPets({
-      target: config.petsUrl,
-      timeoutMs: config.upstreamTimeoutMs,
-      trustForwarded: config.trustProxy !== false,
-      logger,
-      onUpstreamError: metrics.recordUpstreamError,
-    }),
-  );
+  v1.use(readBody({ timeoutMs: config.bodyTimeoutMs }));
+  v1.use(proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
   app.use('/v1', v1);
 
   app.use(notFoundHandler);

@@ -22,7 +22,7 @@ describe('gateway configuration', () => {
       adminPort: 8081,
       adminHost: '127.0.0.1',
       redisUrl: undefined,
-      petsUrl: 'http://127.0.0.1:8082',
+      petsUrls: ['http://127.0.0.1:8082'],
       upstreamTimeoutMs: 10_000,
       trustProxy: false,
       anonPerMinute: 60,
@@ -73,6 +73,19 @@ describe('gateway configuration', () => {
     for (const bad of ['api.example.com/v1', 'ftp://api.example.com/v1', 'https://api.example.com/', 'https://api.example.com/v1?x=1', 'https://u:p@api.example.com/v1']) {
       expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PUBLIC_BASE_URL: bad })).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL must be/)]);
     }
+  });
+
+  it('when PETS_URL lists several replicas, then each is kept, and a bad entry is named', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PETS_URL: 'http://a:8082, http://b:8082' }).petsUrls).toEqual(['http://a:8082', 'http://b:8082']);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PETS_URL: 'http://a:8082,b:8082,' })).toEqual([
+      'PETS_URL must be a comma-separated list of URLs starting with http:// or https://, but "b:8082", "" is not one',
+    ]);
+  });
+
+  it('when BODY_TIMEOUT_MS is set, then it is the body deadline; the default is 10 s', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).bodyTimeoutMs).toBe(10_000);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '2500' }).bodyTimeoutMs).toBe(2_500);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '0' })).toEqual([expect.stringMatching(/^BODY_TIMEOUT_MS must be an integer/)]);
   });
 
   it('when NODE_ENV=production lacks the secrets, then both are named', () => {

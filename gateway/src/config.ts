@@ -12,7 +12,8 @@ export interface GatewayConfig extends SharedSettings {
   redisUrl: string | undefined;
   /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`), used instead of `redisUrl`. */
   redisClusterNodes: readonly ClusterNode[] | undefined;
-  petsUrl: string;
+  /** `PETS_URL`: one or more pets-service base URLs; requests are spread over them. */
+  petsUrls: string[];
   adminToken: string;
   /** True when no ADMIN_TOKEN was given and one was generated for this run. */
   adminTokenGenerated: boolean;
@@ -41,7 +42,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminPort: read.port('ADMIN_PORT', 8081),
     redisUrl: read.url('REDIS_URL', undefined, ['redis:', 'rediss:']),
     redisClusterNodes: parseClusterNodes(read),
-    petsUrl: read.url('PETS_URL', 'http://127.0.0.1:8082', ['http:', 'https:']) ?? 'http://127.0.0.1:8082',
+    petsUrls: read.urlList('PETS_URL', ['http://127.0.0.1:8082'], ['http:', 'https:']),
     adminToken: adminToken.value,
     adminTokenGenerated: adminToken.generated,
     upstreamTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),

@@ -13,6 +13,8 @@ import { FailoverLimiter } from './limits/failover-limiter';
 import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
+import { Forwarder } from './upstream/forwarder';
+import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -59,21 +61,25 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
   });
+  const replicas = new ReplicaSet(config.petsUrls);
   const metrics = createMetrics({
     isDegraded: () => limiter.degraded,
     storeKind: target ? ('url' in target ? 'redis' : 'redis-cluster') : 'in-process',
     unavailableParts: () => (limiter instanceof FailoverLimiter ? limiter.unavailableParts : 0),
+    replicas,
   });
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
   store.onChange((event) => {
     if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter });
+  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
 
   const gateway: Gateway = {
     publicApp: createApp({
       config,
       logger,
+      forwarder,
       keys,
       limiter,
       metrics,
@@ -95,6 +101,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     storeKind: target ? ('url' in target ? 'Redis' : 'Redis Cluster') : 'in-process store',
     draining: false,
     async close() {
+      replicas.close();
       await Promise.all([limiter.close(), keys.close(), store.close()]);
       await redis?.quit().catch(() => redis?.disconnect());
     },

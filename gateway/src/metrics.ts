@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LimitDecision } from './limits/types';
+import type { Replica, ReplicaSet } from './upstream/replicas';
 
 /** The gateway's Prometheus metrics, in a registry of its own (served on the admin port at /metrics). */
 export interface MetricsOptions {
@@ -10,10 +11,14 @@ export interface MetricsOptions {
   storeKind?: string;
   /** Parts of the store (the Redis, or masters of a cluster) whose accounts are limited in-process now. */
   unavailableParts?: () => number;
+  /** The pets-service replicas, for per-replica counts and availability. */
+  replicas?: ReplicaSet;
   defaultMetrics?: boolean;
 }
 
-export function createMetrics({ isDegraded, storeKind = 'in-process', unavailableParts = () => 0, defaultMetrics = true }: MetricsOptions) {
+const ATTEMPT_OUTCOMES = ['ok', 'connect', 'reset', 'timeout'] as const;
+
+export function createMetrics({ isDegraded, storeKind = 'in-process', unavailableParts = () => 0, replicas, defaultMetrics = true }: MetricsOptions) {
   const registry = new Registry();
   if (defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
@@ -61,11 +66,25 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
       this.set(unavailableParts());
     },
   });
-  const upstreamErrors = new Counter({
-    name: 'gateway_upstream_errors_total',
-    help: 'Requests the pets-service did not answer, by kind.',
-    labelNames: ['kind'] as const,
+  const upstreamAttempts = new Counter({
+    name: 'gateway_upstream_attempts_total',
+    help: 'Requests sent to each pets-service replica, by outcome: ok (it answered), connect (refused or unreachable), reset (dropped), timeout.',
+    labelNames: ['replica', 'outcome'] as const,
     registers: [registry],
+  });
+  // Bound once: a label lookup per request would hash the label values every time.
+  const attemptCounters = new Map<string, Record<(typeof ATTEMPT_OUTCOMES)[number], Counter.Internal>>();
+  for (const replica of replicas?.replicas ?? []) {
+    attemptCounters.set(replica.url, Object.fromEntries(ATTEMPT_OUTCOMES.map((outcome) => [outcome, upstreamAttempts.labels(replica.url, outcome)])) as never);
+  }
+  new Gauge({
+    name: 'gateway_upstream_replica_available',
+    help: '1 while a pets-service replica gets requests, 0 while it is left out after failures (passive health checking).',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect() {
+      for (const replica of replicas?.replicas ?? []) this.set({ replica: replica.url }, replicas!.isAvailable(replica) ? 1 : 0);
+    },
   });
 
   const observeRequests: RequestHandler = (req, res, next) => {
@@ -81,7 +100,7 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     registry,
     observeRequests,
     recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => rateLimitDecisions.inc({ outcome, caller }),
-    recordUpstreamError: (kind: 'bad_gateway' | 'gateway_timeout') => upstreamErrors.inc({ kind }),
+    recordUpstreamAttempt: (replica: Replica, outcome: (typeof ATTEMPT_OUTCOMES)[number]) => attemptCounters.get(replica.url)?.[outcome].inc(),
     handler: (async (_req, res) => {
       res.setHeader('Content-Type', registry.contentType);
       res.send(await registry.metrics());

@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { ApiError, errorHandler, methodNotAllowed, notFoundHandler } from '../../../shared/src/errors';
-import { httpLogger, type Logger } from '../../../shared/src/logger';
+import { accessLog } from '../../../shared/src/access-log';
+import type { Logger } from '../../../shared/src/logger';
 import { requestId } from '../../../shared/src/request-id';
 import type { AccountService } from './account-service';
 import { StoreUnavailableError } from '../store-errors';
@@ -59,7 +60,7 @@ export function createAdminApp({ service, adminToken, logger, extraRoutes }: Adm
   const requireAdmin = adminAuth(adminToken);
 
   app.use(requestId);
-  app.use(httpLogger(logger));
+  app.use(accessLog(logger));
   app.use('/admin', (_req, res, next) => {
     // Answers carry account data and freshly minted keys: no cache may keep them.
     res.setHeader('Cache-Control', 'no-store');

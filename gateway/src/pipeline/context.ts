@@ -1,6 +1,7 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Principal } from '../accounts/types';
 import type { ApiError } from '../../../shared/src/errors';
+import { ROUTES, type RouteMatch } from '../routes/route-table';
 
 /** What the stages tell each other about one request, kept on `res.locals`. */
 export interface RequestContext {
@@ -8,8 +9,19 @@ export interface RequestContext {
   principal?: Principal;
   /** Set by authenticate when it does not: answered after the anonymous limit is applied. */
   authError?: ApiError;
+  /** The request's place in the route table, matched once (see `routeOf`). */
+  route?: RouteMatch;
+  /** The request body, read whole by the read-body stage before anything is sent upstream. */
+  body?: Buffer;
 }
 
 export function contextOf(res: Response): RequestContext {
   return res.locals as RequestContext;
+}
+
+/** The route-table match of this request (path relative to `/v1`), computed on first use. */
+export function routeOf(req: Request, res: Response): RouteMatch {
+  const context = contextOf(res);
+  context.route ??= ROUTES.match(req.method, req.path);
+  return context.route;
 }
