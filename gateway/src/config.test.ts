@@ -29,6 +29,7 @@ describe('gateway configuration', () => {
       banThreshold: null,
       banSeconds: 900,
       adminTokenGenerated: true,
+      portalSignup: 'open',
     });
     expect(config.adminToken.length).toBeGreaterThanOrEqual(32);
     expect(Object.isFrozen(config)).toBe(true);
@@ -96,5 +97,10 @@ describe('gateway configuration', () => {
 
   it('when BAN_THRESHOLD is set, then it replaces the per-minute default', () => {
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, BAN_THRESHOLD: '5' }).banThreshold).toBe(5);
+  });
+
+  it('when PORTAL_SIGNUP is closed, then it is kept; another value is refused naming the variable', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PORTAL_SIGNUP: 'closed' }).portalSignup).toBe('closed');
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PORTAL_SIGNUP: 'invite-only' })).toEqual(['PORTAL_SIGNUP must be one of open, closed, got "invite-only"']);
   });
 });

@@ -22,7 +22,12 @@ export interface GatewayConfig extends SharedSettings {
   /** null: the key's per-minute limit. */
   banThreshold: number | null;
   banSeconds: number;
+  /** Whether the developer portal lets anyone create an account (`PORTAL_SIGNUP`). */
+  portalSignup: PortalSignup;
 }
+
+export const PORTAL_SIGNUP_MODES = ['open', 'closed'] as const;
+export type PortalSignup = (typeof PORTAL_SIGNUP_MODES)[number];
 
 const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -46,6 +51,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),
     banThreshold: read.string('BAN_THRESHOLD') === undefined ? null : read.integer('BAN_THRESHOLD', 1, { min: 1, max: 1_000_000 }),
     banSeconds: read.integer('BAN_SECONDS', 900, { min: 1, max: 30 * 86_400 }),
+    portalSignup: read.oneOf('PORTAL_SIGNUP', 'open', PORTAL_SIGNUP_MODES),
   };
   if (config.port !== 0 && config.port === config.adminPort) read.problem('PORT and ADMIN_PORT must differ');
   read.finish();

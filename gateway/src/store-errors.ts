@@ -28,3 +28,17 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
   work.catch(() => undefined);
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * One store call under a deadline: connection failures and timeouts become StoreUnavailableError,
+ * while a store's own replies to a bad command (bugs, e.g. ioredis' ReplyError, as `isOwnReply` tells)
+ * stay as they are.
+ */
+export async function callStore<T>(command: () => Promise<T>, { ms, what, isOwnReply }: { ms: number; what: string; isOwnReply: (error: unknown) => boolean }): Promise<T> {
+  try {
+    return await withDeadline(command(), ms, what);
+  } catch (error) {
+    if (isOwnReply(error) || error instanceof StoreUnavailableError) throw error;
+    throw new StoreUnavailableError(`${what} unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
