@@ -1,4 +1,4 @@
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFoundHandler } from '../../shared/src/errors';
@@ -24,6 +24,8 @@ export interface PublicAppDeps {
   limiter: Limiter;
   metrics: GatewayMetrics;
   lifecycle: Lifecycle;
+  /** The developer portal (`portal/`), mounted at /portal: outside /v1, so its pages never count against an API quota. */
+  portal: RequestHandler;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface PublicAppDeps {
  * → require a key → route → sign internal token → proxy.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
+export function createApp({ config, logger, keys, limiter, metrics, lifecycle, portal }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -52,6 +54,9 @@ export function createApp({ config, logger, keys, limiter, metrics, lifecycle }:
     else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
   });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Animal Store API' }));
+
+  // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
+  app.use('/portal', portal);
 
   const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);

@@ -11,10 +11,13 @@ import type { GatewayConfig } from './config';
 import { createLimiter } from './limits';
 import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
+import { createPortal, type PortalTuning } from './portal';
 import { connectRedis, createSubscriber, type Redis } from './redis';
 
 export interface GatewayDeps {
   logger: Logger;
+  /** Tests shorten the portal's sessions and limits, or cheapen its password hashes. */
+  portalTuning?: PortalTuning;
 }
 
 export interface Gateway {
@@ -38,7 +41,7 @@ export interface Gateway {
  * limiter, key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, portalTuning }: GatewayDeps): Promise<Gateway> {
   let redis: Redis | undefined;
   let store: AccountStore;
   if (config.redisUrl) {
@@ -63,6 +66,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter });
+  const portal = createPortal({ config, accounts, store, limiter, redis, tuning: portalTuning });
 
   const gateway: Gateway = {
     publicApp: createApp({
@@ -71,6 +75,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
       keys,
       limiter,
       metrics,
+      portal: portal.router,
       lifecycle: {
         get draining() {
           return gateway.draining;
@@ -89,7 +94,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     storeKind: config.redisUrl ? 'Redis' : 'in-process store',
     draining: false,
     async close() {
-      await Promise.all([limiter.close(), keys.close(), store.close()]);
+      await Promise.all([limiter.close(), keys.close(), store.close(), portal.close()]);
       await redis?.quit().catch(() => redis?.disconnect());
     },
   };
