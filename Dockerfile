@@ -18,6 +18,8 @@ ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The developer portal's script and stylesheet are served as they are, from the source tree (no build step).
+COPY --from=build /app/gateway/src/portal/assets ./gateway/src/portal/assets
 USER node
 EXPOSE 8080 8081 8082
 CMD ["node", "dist/gateway/src/main.js"]

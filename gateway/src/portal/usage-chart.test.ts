@@ -32,6 +32,7 @@ describe('usage chart', () => {
   it('when nothing was accepted, then the chart is still drawn with an axis of 1 and empty bars', () => {
     const svg = usageChart(daysEnding(Array.from({ length: 30 }, () => 0))).text;
     expect(bars(svg).every((bar) => bar[5] === '0')).toBe(true);
+    expect(svg).not.toContain('>0.5</text>');
     expect(svg).toContain('0 accepted requests over 30 days');
   });
 

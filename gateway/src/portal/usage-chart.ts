@@ -33,7 +33,8 @@ export function usageChart(days: readonly DailyCount[]): Html {
   const first = days[0]?.day ?? '';
   const last = days[days.length - 1]?.day ?? '';
 
-  const gridLines = [0, top / 2, top].map(
+  // A middle line only where it falls on a whole number (an axis of 1 has none).
+  const gridLines = (Number.isInteger(top / 2) ? [0, top / 2, top] : [0, top]).map(
     (value) => html`<g class="grid"><line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${round(y(value))}" y2="${round(y(value))}"></line><text x="${MARGIN.left - 6}" y="${round(y(value) + 4)}" text-anchor="end">${formatCount(value)}</text></g>`,
   );
   const bars = days.map((day, i) => {
