@@ -228,7 +228,7 @@ function keysSection(keys: readonly KeyView[], csrfToken: string): Html {
       <td><code>${key.id}</code></td>
       <td>${key.masked ? html`<code>${key.masked}</code>` : html`<span class="hint" title="Made outside the portal: its masked form was not recorded">not shown</span>`}</td>
       <td>${formatInstant(key.createdAt)}</td>
-      <td>${key.lastUsedAt ? formatInstant(key.lastUsedAt) : html`<span class="hint">never</span>`}</td>
+      <td>${lastUse(key.lastUsedAt)}</td>
       <td>${key.revokedAt ? html`<span class="status">Revoked ${formatInstant(key.revokedAt)}</span>` : html`<a class="button danger" href="/portal/keys/${key.id}/revoke">Revoke…</a>`}</td>
     </tr>`,
     )}
@@ -281,6 +281,11 @@ function higherPlans(plans: readonly Plan[], current: string, accountId: string)
       <ul>${higher.map((plan) => html`<li>${planName(plan.name)}: ${plan.perMinute === null || plan.perDay === null ? 'numbers agreed with you' : `${formatCount(plan.perMinute)} a minute, ${formatCount(plan.perDay)} a day`}</li>`)}</ul>
       <p>Plans are changed by the Animal Store team: write to them with your account id, <code>${accountId}</code>, and the plan you want.</p>
     </div>`;
+}
+
+function lastUse(lastUsedAt: string | null | undefined): Html | string {
+  if (lastUsedAt === undefined) return html`<span class="hint" title="Not recorded by this version of the gateway">not recorded</span>`;
+  return lastUsedAt === null ? html`<span class="hint">never</span>` : formatInstant(lastUsedAt);
 }
 
 function planName(plan: string): string {

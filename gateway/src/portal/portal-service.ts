@@ -35,7 +35,8 @@ export interface KeyView {
   /** e.g. `ask_live_…Xb12`; null for a key made outside the portal (e.g. by ops), whose masked form was never recorded. */
   masked: string | null;
   createdAt: string;
-  lastUsedAt: string | null;
+  /** null: never used; undefined: the key store does not record last use (yet). */
+  lastUsedAt: string | null | undefined;
   revokedAt: string | null;
 }
 
@@ -187,10 +188,14 @@ export class PortalService {
   }
 }
 
-/** Key records carry a last use once the gateway records one; until then, none is shown. */
-function lastUsedAt(record: ApiKeyRecord): string | null {
+/**
+ * A key's last use, when the key store records it (a `lastUsedAt` on the record, null while unused);
+ * undefined when the record has no such field, so the page does not claim "never" for a key in use.
+ */
+function lastUsedAt(record: ApiKeyRecord): string | null | undefined {
   const value = (record as ApiKeyRecord & { lastUsedAt?: unknown }).lastUsedAt;
-  return typeof value === 'string' && value !== '' ? value : null;
+  if (value === null) return null;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function valid<T>(checked: { ok: true; value: T } | { ok: false; message: string }): T {
