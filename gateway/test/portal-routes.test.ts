@@ -4,6 +4,7 @@ import { loadGatewayConfig } from '../src/config';
 import { createGateway, type Gateway } from '../src/gateway';
 import type { PortalTuning } from '../src/portal';
 import { PasswordHasher } from '../src/portal/passwords';
+import { TestRedis } from '../../test/helpers/redis-server';
 import { PortalVisitor, csrfTokenIn, setCookieLine } from './support/portal-visitor';
 
 const logger = createLogger('portal-test', 'silent');
@@ -480,5 +481,37 @@ describe('keys and usage', () => {
     expect(post.status).toBe(405);
     expect(post.body).toMatchObject({ code: 'method_not_allowed', status: 405 });
     expect(post.headers.allow).toBe('GET, HEAD');
+  });
+});
+
+describe('with Redis', () => {
+  let redis: TestRedis;
+
+  beforeAll(async () => {
+    redis = await TestRedis.start();
+  });
+
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it('when the portal runs on Redis, then sessions and log-ins live there; when Redis goes away, then pages say so with a 503, never a 500', async () => {
+    const onRedis = await gatewayWith({ REDIS_URL: redis.url });
+    const { browser, email } = await signedUp(onRedis);
+    const keys = await redis.command('KEYS', 'gw:portal:*');
+    expect(keys).toContain(`gw:portal:login:${email}`);
+    expect(keys).toContain('gw:portal:session:');
+    expect(keys).not.toContain(browser.cookies.get('portal-session')!); // only the token's digest is stored
+
+    await redis.stop();
+    const page = await browser.get('/portal');
+    expect(page.status).toBe(503);
+    expect(page.text).toContain('The portal cannot reach its store right now; try again in a moment.');
+    expect(page.headers['retry-after']).toBe('1');
+    const login = await visitor(onRedis).logIn(email);
+    expect(login.status).toBe(503);
+    const usage = await browser.get('/portal/usage');
+    expect(usage.status).toBe(503);
+    expect(usage.body).toMatchObject({ code: 'service_unavailable', status: 503 });
   });
 });
