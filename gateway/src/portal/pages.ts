@@ -74,6 +74,15 @@ export interface CredentialsForm {
   notice?: string;
 }
 
+/** The CSRF token, the email (as typed, if the form comes back) and the given password input, each with its label. */
+function credentialFields(form: CredentialsForm, passwordInput: Html): Html {
+  return html`<input type="hidden" name="_csrf" value="${form.csrfToken}">
+    <label for="email">Email address</label>
+    <input id="email" name="email" type="email" autocomplete="username" required value="${form.email ?? ''}">
+    <label for="password">Password</label>
+    ${passwordInput}`;
+}
+
 export function logInPage(context: PageContext, form: CredentialsForm & { signUpOpen: boolean }): Html {
   return layout(
     context,
@@ -83,11 +92,7 @@ export function logInPage(context: PageContext, form: CredentialsForm & { signUp
   ${alert('notice', form.notice)}
   ${alert('error', form.error)}
   <form method="post" action="/portal/login" class="stack">
-    <input type="hidden" name="_csrf" value="${form.csrfToken}">
-    <label for="email">Email address</label>
-    <input id="email" name="email" type="email" autocomplete="username" required value="${form.email ?? ''}">
-    <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="current-password" required>
+    ${credentialFields(form, html`<input id="password" name="password" type="password" autocomplete="current-password" required>`)}
     <button type="submit">Log in</button>
   </form>
   ${form.signUpOpen ? html`<p>New here? <a href="/portal/signup">Create an account</a> and get an API key in a minute.</p>` : html`<p>Sign-up is closed on this deployment: ask the Animal Store team for an account.</p>`}
@@ -115,11 +120,10 @@ export function signUpPage(context: PageContext, form: CredentialsForm & { signU
   <p>Accounts start on the Free plan. You can create API keys as soon as you are in.</p>
   ${alert('error', form.error)}
   <form method="post" action="/portal/signup" class="stack">
-    <input type="hidden" name="_csrf" value="${form.csrfToken}">
-    <label for="email">Email address</label>
-    <input id="email" name="email" type="email" autocomplete="username" required value="${form.email ?? ''}">
-    <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="${MAX_PASSWORD_LENGTH}" aria-describedby="password-rule">
+    ${credentialFields(
+      form,
+      html`<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="${MAX_PASSWORD_LENGTH}" aria-describedby="password-rule">`,
+    )}
     <p id="password-rule" class="hint">${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters. A few unrelated words make a good one.</p>
     <button type="submit">Create account</button>
   </form>

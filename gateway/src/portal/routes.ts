@@ -8,7 +8,7 @@ import { clearSessionCookie, portalCookies, readCookie, setFormTokenCookie, setS
 import type { Html } from './html';
 import { dashboardPage, logInPage, messagePage, revokePage, signUpPage, type DashboardView, type PageContext } from './pages';
 import { HasherBusyError } from './passwords';
-import { PortalRefusal, type PortalService } from './portal-service';
+import { PortalRefusal, type Credentials, type PortalService } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
 import { securityHeaders, sentFromPortal } from './web-security';
 
@@ -108,7 +108,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   };
   const renderLogIn = (req: Request, res: Response, status: number, form: { email?: string; error?: string; notice?: string } = {}) =>
     send(res, status, logInPage(context(res), { ...form, csrfToken: formToken(req, res), signUpOpen: service.signUpOpen }));
-  const renderSignUp = (req: Request, res: Response, status: number, form: { email?: string; error?: string } = {}) =>
+  const renderSignUp = (req: Request, res: Response, status: number, form: { email?: string; error?: string; notice?: string } = {}) =>
     send(res, status, signUpPage(context(res), { ...form, csrfToken: formToken(req, res), signUpOpen: service.signUpOpen }));
 
   /** A refusal of a log-in or sign-up goes back to its form, with the message and the email typed. */
@@ -133,43 +133,28 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     })
     .all(pageMethodNotAllowed(['GET', 'HEAD']));
 
-  router
-    .route('/login')
-    .get((req, res) => {
-      if (locals(res).session) return res.redirect(303, '/portal');
-      renderLogIn(req, res, 200, { notice: req.query.bye === '1' ? 'You have logged out.' : undefined });
-    })
-    .post(
-      ...post(checkFormToken, async (req, res) => {
-        try {
-          const { token } = await service.logIn({ email: field(req, 'email'), password: field(req, 'password'), ip: ip(req) });
-          await startSession(res, token);
-          res.redirect(303, '/portal');
-        } catch (error) {
-          onCredentialsRefused(req, res, error, renderLogIn);
-        }
-      }),
-    )
-    .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
-
-  router
-    .route('/signup')
-    .get((req, res) => {
-      if (locals(res).session) return res.redirect(303, '/portal');
-      renderSignUp(req, res, 200);
-    })
-    .post(
-      ...post(checkFormToken, async (req, res) => {
-        try {
-          const { token } = await service.signUp({ email: field(req, 'email'), password: field(req, 'password'), ip: ip(req) });
-          await startSession(res, token);
-          res.redirect(303, '/portal?welcome=1');
-        } catch (error) {
-          onCredentialsRefused(req, res, error, renderSignUp);
-        }
-      }),
-    )
-    .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
+  /** Log-in and sign-up: the form, and its post, which starts a session and lands on `landing`. */
+  const credentialsRoute = (path: string, render: typeof renderLogIn, act: (credentials: Credentials) => Promise<{ token: string }>, landing: string, notice?: (req: Request) => string | undefined) =>
+    router
+      .route(path)
+      .get((req, res) => {
+        if (locals(res).session) return res.redirect(303, '/portal');
+        render(req, res, 200, { notice: notice?.(req) });
+      })
+      .post(
+        ...post(checkFormToken, async (req, res) => {
+          try {
+            const { token } = await act({ email: field(req, 'email'), password: field(req, 'password'), ip: ip(req) });
+            await startSession(res, token);
+            res.redirect(303, landing);
+          } catch (error) {
+            onCredentialsRefused(req, res, error, render);
+          }
+        }),
+      )
+      .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
+  credentialsRoute('/login', renderLogIn, (credentials) => service.logIn(credentials), '/portal', (req) => (req.query.bye === '1' ? 'You have logged out.' : undefined));
+  credentialsRoute('/signup', renderSignUp, (credentials) => service.signUp(credentials), '/portal?welcome=1');
 
   router
     .route('/logout')
