@@ -20,6 +20,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The ops console's page, script and stylesheet are served as they are, from the source tree (no build step).
 COPY --from=build /app/gateway/src/admin/assets ./gateway/src/admin/assets
+# The developer portal's script and stylesheet are served as they are, from the source tree (no build step).
+COPY --from=build /app/gateway/src/portal/assets ./gateway/src/portal/assets
 USER node
 EXPOSE 8080 8081 8082
 CMD ["node", "dist/gateway/src/main.js"]

@@ -11,12 +11,12 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // Scripts the gateway serves to browsers as they are (the ops console's): ES modules with the browser's globals.
+    // Scripts the gateway serves to browsers as they are (the ops console's, the developer portal's): ES modules with the browser's globals.
     files: ['gateway/src/**/assets/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: Object.fromEntries(
-        ['window', 'document', 'location', 'sessionStorage', 'fetch', 'confirm', 'Node', 'URLSearchParams', 'Intl', 'console'].map((name) => [name, 'readonly']),
+        ['window', 'document', 'location', 'navigator', 'sessionStorage', 'fetch', 'confirm', 'Node', 'URLSearchParams', 'Intl', 'console', 'setTimeout', 'setInterval', 'clearInterval'].map((name) => [name, 'readonly']),
       ),
     },
   },

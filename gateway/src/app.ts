@@ -1,4 +1,4 @@
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFoundHandler } from '../../shared/src/errors';
@@ -30,6 +30,8 @@ export interface PublicAppDeps {
   lifecycle: Lifecycle;
   /** Every rate-limit decision about a key (the ops usage board and keys' last use). */
   onKeyDecision?: (subject: KeySubject, decision: LimitDecision) => void;
+  /** The developer portal (`portal/`), mounted at /portal: outside /v1, so its pages never count against an API quota. */
+  portal?: RequestHandler;
 }
 
 /**
@@ -41,7 +43,7 @@ export interface PublicAppDeps {
  * a key before it has been paid for.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision }: PublicAppDeps): Express {
+export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -61,6 +63,9 @@ export function createApp({ config, logger, forwarder, keys, limiter, metrics, l
     else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
   });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Animal Store API' }));
+
+  // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
+  if (portal) app.use('/portal', portal);
 
   const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);

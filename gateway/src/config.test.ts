@@ -30,6 +30,7 @@ describe('gateway configuration', () => {
       banThreshold: null,
       banSeconds: 900,
       adminTokenGenerated: true,
+      portalSignup: 'open',
     });
     expect(config.adminToken.length).toBeGreaterThanOrEqual(32);
     expect(Object.isFrozen(config)).toBe(true);
@@ -200,5 +201,10 @@ describe('gateway configuration', () => {
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'a:7000' })).toEqual([
       expect.stringMatching(/^REDIS_URL and REDIS_CLUSTER_NODES are both set/),
     ]);
+  });
+
+  it('when PORTAL_SIGNUP is closed, then it is kept; another value is refused naming the variable', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PORTAL_SIGNUP: 'closed' }).portalSignup).toBe('closed');
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PORTAL_SIGNUP: 'invite-only' })).toEqual(['PORTAL_SIGNUP must be one of open, closed, got "invite-only"']);
   });
 });

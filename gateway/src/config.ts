@@ -34,7 +34,12 @@ export interface GatewayConfig extends SharedSettings {
   banSeconds: number;
   /** How often each replica sends its usage-board observations and keys' last use to the store: their staleness. */
   opsFlushIntervalMs: number;
+  /** Whether the developer portal lets anyone create an account (`PORTAL_SIGNUP`). */
+  portalSignup: PortalSignup;
 }
+
+export const PORTAL_SIGNUP_MODES = ['open', 'closed'] as const;
+export type PortalSignup = (typeof PORTAL_SIGNUP_MODES)[number];
 
 const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -66,6 +71,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     banThreshold: read.string('BAN_THRESHOLD') === undefined ? null : read.integer('BAN_THRESHOLD', 1, { min: 1, max: 1_000_000 }),
     banSeconds: read.integer('BAN_SECONDS', 900, { min: 1, max: 30 * 86_400 }),
     opsFlushIntervalMs: read.integer('OPS_FLUSH_INTERVAL_MS', 1_000, { min: 100, max: 60_000 }),
+    portalSignup: read.oneOf('PORTAL_SIGNUP', 'open', PORTAL_SIGNUP_MODES),
   };
   if (config.port !== 0 && config.port === config.adminPort) read.problem('PORT and ADMIN_PORT must differ');
   if (read.string('REDIS_URL') !== undefined && read.string('REDIS_CLUSTER_NODES') !== undefined) {

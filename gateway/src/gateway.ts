@@ -18,12 +18,15 @@ import { createLimiter } from './limits';
 import { FailoverLimiter } from './limits/failover-limiter';
 import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
+import { createPortal, type PortalTuning } from './portal';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
 import { Forwarder } from './upstream/forwarder';
 import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
   logger: Logger;
+  /** Tests shorten the portal's sessions and limits, or cheapen its password hashes. */
+  portalTuning?: PortalTuning;
 }
 
 export interface Gateway {
@@ -51,7 +54,7 @@ export interface Gateway {
  * limiter, key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, portalTuning }: GatewayDeps): Promise<Gateway> {
   const target = redisTargetOf(config);
   let redis: RedisClient | undefined;
   let store: AccountStore;
@@ -94,6 +97,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
   const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
+  const portal = createPortal({ config, accounts, store, limiter, redis, tuning: portalTuning });
 
   const gateway: Gateway = {
     publicApp: createApp({
@@ -103,6 +107,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
       keys,
       limiter,
       metrics,
+      portal: portal.router,
       lifecycle: {
         get draining() {
           return gateway.draining;
@@ -133,7 +138,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
       replicas.close();
       // The last flushes first, while the store's connection is still open.
       await Promise.all([usage.close(), keyUse.close()]);
-      await Promise.all([limiter.close(), keys.close(), store.close()]);
+      await Promise.all([limiter.close(), keys.close(), store.close(), portal.close()]);
       await redis?.quit().catch(() => redis?.disconnect());
     },
   };

@@ -58,6 +58,7 @@ function printWelcome(config: GatewayConfig, storeKind: string, demoKey: string 
     '',
     `Animal Store gateway ready (${config.apiEnvironment}, ${storeKind})`,
     `  public API   ${base}/v1    docs ${base}/docs`,
+    `  portal       ${base}/portal   (sign up, create keys, watch usage)`,
     `  admin API    http://${config.adminHost}:${config.adminPort}/admin    ops console http://${config.adminHost}:${config.adminPort}/console`,
   ];
   if (config.adminTokenGenerated) {

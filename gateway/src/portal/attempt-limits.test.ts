@@ -1,0 +1,48 @@
+import { connectRedis } from '../redis';
+import { TestRedis } from '../../../test/helpers/redis-server';
+import { AttemptLimits } from './attempt-limits';
+import { portalRedisKeys } from './redis-store';
+
+const keyPrefix = (kind: string) => portalRedisKeys('test:').attempts(kind);
+const policies = { logInPerEmail: { points: 3, durationSeconds: 60 } };
+
+describe('AttemptLimits', () => {
+  it('when the attempts of a subject run out, then the next is refused with the seconds to wait; others are unaffected', async () => {
+    const limits = new AttemptLimits({ keyPrefix, policies });
+    for (let i = 0; i < 3; i += 1) expect(await limits.take('logInPerEmail', 'ann@example.com')).toBeNull();
+    const wait = await limits.take('logInPerEmail', 'ann@example.com');
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await limits.take('logInPerEmail', 'bob@example.com')).toBeNull();
+    expect(await limits.take('logInPerIp', 'ann@example.com')).toBeNull();
+  });
+
+  it('when a subject is forgotten, then its attempts start again', async () => {
+    const limits = new AttemptLimits({ keyPrefix, policies });
+    for (let i = 0; i < 4; i += 1) await limits.take('logInPerEmail', 'ann@example.com');
+    await limits.forget('logInPerEmail', 'ann@example.com');
+    expect(await limits.take('logInPerEmail', 'ann@example.com')).toBeNull();
+  });
+
+  it('when two replicas share Redis, then they share the count, under the portal prefix; with Redis gone they still limit', async () => {
+    const redis = await TestRedis.start();
+    const [one, two] = await Promise.all([connectRedis(redis.url), connectRedis(redis.url)]);
+    try {
+      const a = new AttemptLimits({ redis: one, keyPrefix, policies });
+      const b = new AttemptLimits({ redis: two, keyPrefix, policies });
+      expect(await a.take('logInPerEmail', 'ann@example.com')).toBeNull();
+      expect(await b.take('logInPerEmail', 'ann@example.com')).toBeNull();
+      expect(await a.take('logInPerEmail', 'ann@example.com')).toBeNull();
+      expect(await b.take('logInPerEmail', 'ann@example.com')).not.toBeNull();
+      expect(await one.keys('*')).toEqual(['test:portal:attempts:logInPerEmail:ann@example.com']);
+
+      await redis.stop();
+      for (let i = 0; i < 3; i += 1) expect(await a.take('logInPerEmail', 'bob@example.com')).toBeNull();
+      expect(await a.take('logInPerEmail', 'bob@example.com')).not.toBeNull();
+    } finally {
+      one.disconnect();
+      two.disconnect();
+      await redis.stop();
+    }
+  });
+});

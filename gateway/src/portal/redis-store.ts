@@ -1,0 +1,122 @@
+import type { RedisClient } from '../redis';
+import { storeCall } from '../store-errors';
+import type { Credential, PortalStore, SessionRecord } from './store';
+
+/** The prefix the gateway's Redis keys share (the account store's default); every portal key is built on it. */
+export const DEFAULT_PORTAL_REDIS_PREFIX = '{gw}:';
+
+const STORE_DEADLINE_MS = 500;
+
+/**
+ * Every Redis key the portal uses, in one place, so that a deployment on Redis Cluster can give
+ * them all one hash tag through the prefix (e.g. `{gw}:`). Each command below touches one key.
+ */
+export function portalRedisKeys(prefix: string) {
+  return {
+    /** string: JSON `{reservation}` while a sign-up is under way, then the Credential. */
+    login: (email: string) => `${prefix}portal:login:${email}`,
+    /** string: JSON SessionRecord, expiring after the session's idle time. */
+    session: (id: string) => `${prefix}portal:session:${id}`,
+    /** hash: key id → masked key. */
+    keyHints: (accountId: string) => `${prefix}portal:key-hints:${accountId}`,
+    /** rate-limiter-flexible's key prefix for one kind of attempt. */
+    attempts: (kind: string) => `${prefix}portal:attempts:${kind}`,
+  };
+}
+
+// KEYS: the login key. ARGV: the reservation's value, the credential's value.
+const COMPLETE_SIGN_UP = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;
+
+// KEYS: the login key. ARGV: the reservation's value.
+const RELEASE_EMAIL = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`;
+
+/** The portal's state in Redis, shared by every gateway replica. Uses the gateway's command connection; never closes it. */
+export class RedisPortalStore implements PortalStore {
+  private readonly keys: ReturnType<typeof portalRedisKeys>;
+
+  constructor(
+    private readonly redis: RedisClient,
+    prefix = DEFAULT_PORTAL_REDIS_PREFIX,
+  ) {
+    this.keys = portalRedisKeys(prefix);
+  }
+
+  async reserveEmail(email: string, reservation: string, ttlMs: number): Promise<boolean> {
+    const set = await this.run(() => this.redis.set(this.keys.login(email), reservationValue(reservation), 'PX', ttlMs, 'NX'));
+    return set === 'OK';
+  }
+
+  async completeSignUp(email: string, reservation: string, credential: Credential): Promise<boolean> {
+    const done = await this.run(() => this.redis.eval(COMPLETE_SIGN_UP, 1, this.keys.login(email), reservationValue(reservation), JSON.stringify(credential)));
+    return done === 1;
+  }
+
+  async releaseEmail(email: string, reservation: string): Promise<void> {
+    await this.run(() => this.redis.eval(RELEASE_EMAIL, 1, this.keys.login(email), reservationValue(reservation)));
+  }
+
+  async findCredential(email: string): Promise<Credential | null> {
+    const value = await this.run(() => this.redis.get(this.keys.login(email)));
+    return value === null ? null : toCredential(value);
+  }
+
+  async saveSession(id: string, session: SessionRecord, ttlMs: number): Promise<void> {
+    await this.run(() => this.redis.set(this.keys.session(id), JSON.stringify(session), 'PX', Math.max(1, Math.ceil(ttlMs))));
+  }
+
+  async findSession(id: string): Promise<SessionRecord | null> {
+    const value = await this.run(() => this.redis.get(this.keys.session(id)));
+    return value === null ? null : toSession(value);
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.run(() => this.redis.del(this.keys.session(id)));
+  }
+
+  async saveKeyHint(accountId: string, keyId: string, hint: string): Promise<void> {
+    await this.run(() => this.redis.hset(this.keys.keyHints(accountId), keyId, hint));
+  }
+
+  async keyHints(accountId: string): Promise<Map<string, string>> {
+    return new Map(Object.entries(await this.run(() => this.redis.hgetall(this.keys.keyHints(accountId)))));
+  }
+
+  async close(): Promise<void> {
+    // The connection belongs to the gateway.
+  }
+
+  private run<T>(command: () => Promise<T>): Promise<T> {
+    return storeCall(command(), STORE_DEADLINE_MS, 'portal store');
+  }
+}
+
+const reservationValue = (reservation: string) => JSON.stringify({ reservation });
+
+/** Values are read back from a store others can write to: anything malformed is treated as absent. */
+function toCredential(value: string): Credential | null {
+  const parsed = parseObject(value);
+  if (!parsed || typeof parsed.accountId !== 'string' || typeof parsed.passwordHash !== 'string') return null;
+  return { accountId: parsed.accountId, passwordHash: parsed.passwordHash, createdAt: typeof parsed.createdAt === 'string' ? parsed.createdAt : '' };
+}
+
+function toSession(value: string): SessionRecord | null {
+  const parsed = parseObject(value);
+  if (!parsed) return null;
+  const { accountId, csrfToken, createdAtMs, lastSeenAtMs } = parsed;
+  if (typeof accountId !== 'string' || typeof csrfToken !== 'string' || typeof createdAtMs !== 'number' || typeof lastSeenAtMs !== 'number') return null;
+  return { accountId, csrfToken, createdAtMs, lastSeenAtMs };
+}
+
+function parseObject(value: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

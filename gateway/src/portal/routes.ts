@@ -1,0 +1,325 @@
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { ApiError, sendError } from '../../../shared/src/errors';
+import type { ApiEnvironment } from '../../../shared/src/settings';
+import { sameSecret } from '../keys/api-key';
+import { StoreUnavailableError } from '../store-errors';
+import type { PortalAssets } from './assets';
+import { clearSessionCookie, portalCookies, readCookie, setFormTokenCookie, setSessionCookie } from './cookies';
+import type { Html } from './html';
+import { dashboardPage, logInPage, messagePage, revokePage, signUpPage, type DashboardView, type PageContext } from './pages';
+import { HasherBusyError } from './passwords';
+import { PortalRefusal, type Credentials, type PortalService } from './portal-service';
+import { newSecretToken, type ActiveSession } from './sessions';
+import { securityHeaders, sentFromPortal } from './web-security';
+
+export interface PortalRouterDeps {
+  service: PortalService;
+  assets: PortalAssets;
+  environment: ApiEnvironment;
+  /** PUBLIC_BASE_URL: the API's address in the `curl` line, the portal's origin, and whether cookies are Secure. */
+  publicBaseUrl: string | undefined;
+}
+
+interface PortalLocals {
+  session: ActiveSession | null;
+  sessionToken: string | undefined;
+}
+
+/** A form post may be small: a few short fields. */
+const FORM_LIMIT = '8kb';
+const FORM_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const REVOKED_NOTICE = /^key_[0-9A-Za-z]{20}$/;
+
+/**
+ * The developer portal's routes, mounted at /portal on the public port. Pages are HTML; the one
+ * JSON endpoint (`/portal/usage`, polled by the page) answers errors in the Error shape.
+ * Every POST must come from a portal page (Origin/Referer) and carry a CSRF token: the session's
+ * once logged in, the form cookie's before.
+ */
+export function createPortalRouter({ service, assets, environment, publicBaseUrl }: PortalRouterDeps): Router {
+  const router = Router({ caseSensitive: true, strict: false });
+  const cookies = portalCookies(publicBaseUrl);
+  const publicOrigin = publicBaseUrl === undefined ? undefined : new URL(publicBaseUrl).origin;
+
+  const locals = (res: Response) => res.locals as PortalLocals;
+  const context = (res: Response, email?: string | null): PageContext => {
+    const session = locals(res).session;
+    return { environment, assetVersion: assets.version, signedIn: session ? { csrfToken: session.csrfToken, email } : undefined };
+  };
+  const send = (res: Response, status: number, page: Html) => {
+    res.status(status).type('html').send(page.text);
+  };
+  const ip = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const apiBase = (req: Request) => publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}/v1`;
+
+  /** The form token of this browser before log-in, made and set when it has none. */
+  const formToken = (req: Request, res: Response): string => {
+    const existing = readCookie(req, cookies.formToken);
+    if (existing !== undefined && FORM_TOKEN_SHAPE.test(existing)) return existing;
+    const token = newSecretToken();
+    setFormTokenCookie(res, cookies, token);
+    return token;
+  };
+
+  // ── Middleware ──────────────────────────────────────────────────────────
+  router.use(securityHeaders);
+  router.get('/assets/:name', assets.serve);
+  router.use(async (req, res, next) => {
+    // Pages and actions, not assets, count against the per-address portal limit.
+    await service.countRequest(ip(req));
+    res.setHeader('Cache-Control', 'no-store');
+    const token = readCookie(req, cookies.session);
+    Object.assign(res.locals, { sessionToken: token, session: await service.resume(token) } satisfies PortalLocals);
+    next();
+  });
+
+  const fromPortal: RequestHandler = (req, _res, next) => {
+    if (!sentFromPortal(req, publicOrigin)) throw new PortalRefusal(403, 'This request did not come from a page of the portal, so it was refused (cross-site request protection). Open the portal and try again.');
+    next();
+  };
+  const readForm: RequestHandler[] = [
+    (req, _res, next) => {
+      if (!req.is('application/x-www-form-urlencoded')) throw new PortalRefusal(415, 'The portal accepts only its own forms (application/x-www-form-urlencoded).');
+      next();
+    },
+    express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 10, inflate: false }),
+  ];
+  const checkFormToken: RequestHandler = (req, _res, next) => {
+    const cookie = readCookie(req, cookies.formToken);
+    const sent = field(req, '_csrf');
+    if (cookie === undefined || sent === '' || !sameSecret(cookie, sent)) throw expiredForm();
+    next();
+  };
+  const requireSession: RequestHandler = (_req, res, next) => {
+    if (!locals(res).session) throw new PortalRefusal(401, 'Your session has ended: log in again.');
+    next();
+  };
+  const checkSessionToken: RequestHandler = (req, res, next) => {
+    if (!sameSecret(locals(res).session!.csrfToken, field(req, '_csrf'))) throw expiredForm();
+    next();
+  };
+  const post = (...handlers: RequestHandler[]) => [fromPortal, ...readForm, ...handlers];
+  const sessionPost = (...handlers: RequestHandler[]) => post(requireSession, checkSessionToken, ...handlers);
+
+  const renderDashboard = async (res: Response, status: number, view: Omit<DashboardView, 'dashboard' | 'csrfToken'>) => {
+    const session = locals(res).session!;
+    const dashboard = await service.dashboard(session.accountId);
+    send(res, status, dashboardPage(context(res, dashboard.account.email), { ...view, dashboard, csrfToken: session.csrfToken }));
+  };
+  const renderLogIn = (req: Request, res: Response, status: number, form: { email?: string; error?: string; notice?: string } = {}) =>
+    send(res, status, logInPage(context(res), { ...form, csrfToken: formToken(req, res), signUpOpen: service.signUpOpen }));
+  const renderSignUp = (req: Request, res: Response, status: number, form: { email?: string; error?: string; notice?: string } = {}) =>
+    send(res, status, signUpPage(context(res), { ...form, csrfToken: formToken(req, res), signUpOpen: service.signUpOpen }));
+
+  /** A refusal of a log-in or sign-up goes back to its form, with the message and the email typed. */
+  const onCredentialsRefused = (req: Request, res: Response, error: unknown, render: typeof renderLogIn) => {
+    if (!(error instanceof PortalRefusal)) throw error;
+    if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    const typed: unknown = (req.body as Record<string, unknown> | undefined)?.email;
+    render(req, res, error.status, { email: typeof typed === 'string' ? typed.slice(0, 300) : undefined, error: error.message });
+  };
+  const startSession = async (res: Response, token: string) => {
+    // A new token at every log-in: whatever session the browser had before (or was given) ends here.
+    await service.logOut(locals(res).sessionToken);
+    setSessionCookie(res, cookies, token);
+  };
+
+  // ── Routes ─────────────────────────────────────────────────────────────
+  router
+    .route('/')
+    .get(async (req, res) => {
+      if (!locals(res).session) return renderLogIn(req, res, 200);
+      await renderDashboard(res, 200, { notice: noticeFor(req) });
+    })
+    .all(pageMethodNotAllowed(['GET', 'HEAD']));
+
+  /** Log-in and sign-up: the form, and its post, which starts a session and lands on `landing`. */
+  const credentialsRoute = (path: string, render: typeof renderLogIn, act: (credentials: Credentials) => Promise<{ token: string }>, landing: string, notice?: (req: Request) => string | undefined) =>
+    router
+      .route(path)
+      .get((req, res) => {
+        if (locals(res).session) return res.redirect(303, '/portal');
+        render(req, res, 200, { notice: notice?.(req) });
+      })
+      .post(
+        ...post(checkFormToken, async (req, res) => {
+          try {
+            const { token } = await act({ email: field(req, 'email'), password: field(req, 'password'), ip: ip(req) });
+            await startSession(res, token);
+            res.redirect(303, landing);
+          } catch (error) {
+            onCredentialsRefused(req, res, error, render);
+          }
+        }),
+      )
+      .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
+  credentialsRoute('/login', renderLogIn, (credentials) => service.logIn(credentials), '/portal', (req) => (req.query.bye === '1' ? 'You have logged out.' : undefined));
+  credentialsRoute('/signup', renderSignUp, (credentials) => service.signUp(credentials), '/portal?welcome=1');
+
+  router
+    .route('/logout')
+    .post(
+      ...sessionPost(async (_req, res) => {
+        await service.logOut(locals(res).sessionToken);
+        clearSessionCookie(res, cookies);
+        res.redirect(303, '/portal/login?bye=1');
+      }),
+    )
+    .all(pageMethodNotAllowed(['POST']));
+
+  router
+    .route('/keys')
+    .post(
+      ...sessionPost(async (req, res) => {
+        const accountId = locals(res).session!.accountId;
+        try {
+          const created = await service.createKey(accountId);
+          await renderDashboard(res, 201, { newKey: { id: created.id, key: created.key, apiBase: apiBase(req) } });
+        } catch (error) {
+          if (!(error instanceof PortalRefusal)) throw error;
+          await renderDashboard(res, error.status, { error: error.message });
+        }
+      }),
+    )
+    .all(pageMethodNotAllowed(['POST']));
+
+  router
+    .route('/keys/:keyId/revoke')
+    .get(requireSession, async (req, res) => {
+      const session = locals(res).session!;
+      const key = await service.ownKey(session.accountId, String(req.params.keyId));
+      send(res, 200, revokePage(context(res), key, session.csrfToken));
+    })
+    .post(
+      ...sessionPost(async (req, res) => {
+        const keyId = String(req.params.keyId);
+        await service.revokeKey(locals(res).session!.accountId, keyId);
+        res.redirect(303, `/portal?revoked=${keyId}`);
+      }),
+    )
+    .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
+
+  router
+    .route('/usage')
+    .get(async (_req, res) => {
+      const session = locals(res).session;
+      if (!session) throw new ApiError('unauthorized', 'This endpoint needs a portal session: log in at /portal first.');
+      res.json(await service.usage(session.accountId));
+    })
+    .all((req) => {
+      throw new ApiError('method_not_allowed', `${req.method} is not allowed on /portal/usage; use GET or HEAD.`, { Allow: 'GET, HEAD' });
+    });
+
+  router.use((req) => {
+    throw new PortalRefusal(404, `There is no portal page at ${req.originalUrl.split('?')[0]}.`);
+  });
+
+  // ── Errors ─────────────────────────────────────────────────────────────
+  const onError: ErrorRequestHandler = (error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const refusal = asRefusal(error);
+    if (!refusal) return next(error);
+    if (req.path === '/usage') return sendError(res, error instanceof ApiError ? error : asApiError(refusal));
+    if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
+    if (refusal.status === 401) {
+      // The session ended: the log-in form is the way on.
+      locals(res).session = null;
+      return renderLogIn(req, res, 401, { error: refusal.message });
+    }
+    send(res, refusal.status, messagePage(context(res), titleFor(refusal.status), refusal.message));
+  };
+  router.use(onError);
+  // Anything else is a bug: logged by the shared handler and answered 500, still without internals.
+  router.use(((error, req, res, next) => {
+    if (res.headersSent || req.path === '/usage') return next(error);
+    (req as Request & { log?: { error(o: object, m: string): void } }).log?.error({ err: error }, 'portal failed');
+    send(res, 500, messagePage(context(res), 'Something went wrong', 'The portal failed to handle this request. Please try again in a moment.'));
+  }) as ErrorRequestHandler);
+  return router;
+}
+
+/** A text field of the posted form: '' when absent; a repeated field is refused. */
+function field(req: Request, name: string): string {
+  const value: unknown = (req.body as Record<string, unknown> | undefined)?.[name];
+  if (value === undefined) return '';
+  if (typeof value !== 'string') throw new PortalRefusal(400, `The form field "${name}" was sent more than once.`);
+  return value;
+}
+
+function expiredForm(): PortalRefusal {
+  return new PortalRefusal(403, 'This form has expired or did not come from the portal, so it was refused (cross-site request protection). Reload the page and try again.');
+}
+
+function noticeFor(req: Request): string | undefined {
+  if (req.query.welcome === '1') return 'Welcome! Your account is ready: create a key to start calling the API.';
+  const revoked = req.query.revoked;
+  if (typeof revoked === 'string' && REVOKED_NOTICE.test(revoked)) return `Key ${revoked} is revoked: requests made with it are refused.`;
+  return undefined;
+}
+
+function pageMethodNotAllowed(allowed: readonly string[]): RequestHandler {
+  return (req, res) => {
+    res.setHeader('Allow', allowed.join(', '));
+    throw new PortalRefusal(405, `${req.method} is not allowed here; use ${allowed.join(' or ')}.`);
+  };
+}
+
+interface Refusal {
+  status: number;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+/** What a person (or the page's script) can be told about an error; undefined for a bug. */
+function asRefusal(error: unknown): Refusal | undefined {
+  if (error instanceof PortalRefusal) return error;
+  if (error instanceof ApiError) return { status: error.status, message: error.message, retryAfterSeconds: numberOr(error.headers['Retry-After']) };
+  if (error instanceof StoreUnavailableError) return { status: 503, message: 'The portal cannot reach its store right now; try again in a moment.', retryAfterSeconds: 1 };
+  if (error instanceof HasherBusyError) return { status: 503, message: 'The portal is very busy right now; try again in a few seconds.', retryAfterSeconds: 5 };
+  if (error instanceof URIError) return { status: 400, message: 'The address holds invalid percent-encoding.' };
+  const type = typeof error === 'object' && error !== null && 'type' in error ? (error as { type: unknown }).type : undefined;
+  switch (type) {
+    case 'entity.too.large':
+    case 'parameters.too.many':
+      return { status: 413, message: 'The form sent is larger than any portal form.' };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: 415, message: 'The form must be sent as plain UTF-8, uncompressed.' };
+    case 'request.aborted':
+    case 'stream.not.readable':
+      return { status: 400, message: 'The form could not be read.' };
+    default:
+      return undefined;
+  }
+}
+
+function asApiError(refusal: Refusal): ApiError {
+  const retry: Record<string, string> = refusal.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(refusal.retryAfterSeconds) };
+  if (refusal.status === 429) return new ApiError('rate_limited', refusal.message, retry);
+  if (refusal.status === 503) return new ApiError('service_unavailable', refusal.message, retry);
+  if (refusal.status === 404) return new ApiError('not_found', refusal.message);
+  return new ApiError('invalid_parameter', refusal.message);
+}
+
+function numberOr(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
+}
+
+function titleFor(status: number): string {
+  switch (status) {
+    case 403:
+      return 'Request refused';
+    case 404:
+      return 'Not found';
+    case 405:
+      return 'Not allowed';
+    case 409:
+      return 'Not possible';
+    case 429:
+      return 'Too many requests';
+    case 503:
+      return 'Unavailable for a moment';
+    default:
+      return 'Please check your request';
+  }
+}
