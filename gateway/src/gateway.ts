@@ -97,7 +97,7 @@ export async function createGateway(config: GatewayConfig, { logger, portalTunin
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
   const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
-  const portal = createPortal({ config, accounts, store, limiter, redis, tuning: portalTuning });
+  const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning });
 
   const gateway: Gateway = {
     publicApp: createApp({

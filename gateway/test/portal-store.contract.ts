@@ -84,20 +84,5 @@ export function portalStoreContract(name: string, open: () => Promise<PortalStor
         expect(await store.findSession('s1')).toBeNull();
       });
     });
-
-    describe('key hints', () => {
-      it("when hints are saved, then each account sees its own and nobody else's", async () => {
-        await store.saveKeyHint('acct_a', 'key_1', 'ask_live_…AAAA');
-        await store.saveKeyHint('acct_a', 'key_2', 'ask_live_…BBBB');
-        await store.saveKeyHint('acct_b', 'key_3', 'ask_live_…CCCC');
-        expect(await store.keyHints('acct_a')).toEqual(
-          new Map([
-            ['key_1', 'ask_live_…AAAA'],
-            ['key_2', 'ask_live_…BBBB'],
-          ]),
-        );
-        expect(await store.keyHints('acct_c')).toEqual(new Map());
-      });
-    });
   });
 }

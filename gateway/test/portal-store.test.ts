@@ -31,9 +31,8 @@ describe('RedisPortalStore specifics', () => {
     const store = new RedisPortalStore(client, '{gw}:');
     await store.reserveEmail('ann@example.com', 'r1', 60_000);
     await store.saveSession('s1', { accountId: 'acct_1', csrfToken: 't', createdAtMs: 1, lastSeenAtMs: 1 }, 60_000);
-    await store.saveKeyHint('acct_1', 'key_1', 'hint');
     const keys = (await client.keys('*')).sort();
-    expect(keys).toEqual(['{gw}:portal:key-hints:acct_1', '{gw}:portal:login:ann@example.com', '{gw}:portal:session:s1']);
+    expect(keys).toEqual(['{gw}:portal:login:ann@example.com', '{gw}:portal:session:s1']);
   });
 
   it('when a stored value is not what the portal wrote, then it reads as absent', async () => {

@@ -1,5 +1,4 @@
 import type { Router } from 'express';
-import type { AccountStore } from '../accounts/types';
 import type { AccountService } from '../admin/account-service';
 import type { GatewayConfig } from '../config';
 import type { Limiter } from '../limits/types';
@@ -24,8 +23,6 @@ export interface PortalTuning {
 export interface PortalDeps {
   config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl'>;
   accounts: AccountService;
-  /** For the account's key list. */
-  store: Pick<AccountStore, 'listKeys'>;
   /** For the usage history. */
   limiter: Pick<Limiter, 'history'>;
   /** The gateway's Redis command connection; absent: the portal keeps its state in process. */
@@ -41,12 +38,11 @@ export interface Portal {
 }
 
 /** The developer portal: its store (Redis or in process, like the account store), use cases and routes. */
-export function createPortal({ config, accounts, store, limiter, redis, redisPrefix = DEFAULT_PORTAL_REDIS_PREFIX, tuning = {} }: PortalDeps): Portal {
+export function createPortal({ config, accounts, limiter, redis, redisPrefix = DEFAULT_PORTAL_REDIS_PREFIX, tuning = {} }: PortalDeps): Portal {
   const portalStore: PortalStore = redis ? new RedisPortalStore(redis, redisPrefix) : new MemoryPortalStore();
   const redisKeys = portalRedisKeys(redisPrefix);
   const service = new PortalService({
     accounts,
-    keys: store,
     limiter,
     store: portalStore,
     sessions: new Sessions(portalStore, tuning.sessions),

@@ -8,7 +8,6 @@ const SWEEP_INTERVAL_MS = 60_000;
 export class MemoryPortalStore implements PortalStore {
   private readonly logins = new Map<string, LoginEntry>();
   private readonly sessions = new Map<string, { session: SessionRecord; expiresAtMs: number }>();
-  private readonly hints = new Map<string, Map<string, string>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -56,16 +55,6 @@ export class MemoryPortalStore implements PortalStore {
 
   async deleteSession(id: string): Promise<void> {
     this.sessions.delete(id);
-  }
-
-  async saveKeyHint(accountId: string, keyId: string, hint: string): Promise<void> {
-    let hints = this.hints.get(accountId);
-    if (!hints) this.hints.set(accountId, (hints = new Map()));
-    hints.set(keyId, hint);
-  }
-
-  async keyHints(accountId: string): Promise<Map<string, string>> {
-    return new Map(this.hints.get(accountId) ?? []);
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,7 @@ const account: AccountDetails = {
   history: [],
 };
 
-const key = (overrides: Partial<KeyView>): KeyView => ({ id: 'key_00000000000000000001', masked: 'ask_test_…abcd', createdAt: '2026-01-02T03:04:05.000Z', lastUsedAt: undefined, revokedAt: null, ...overrides });
+const key = (overrides: Partial<KeyView>): KeyView => ({ id: 'key_00000000000000000001', masked: 'ask_test_…abcd', createdAt: '2026-01-02T03:04:05.000Z', lastUsedAt: null, revokedAt: null, bannedUntil: null, ...overrides });
 
 function render(keys: KeyView[]): string {
   const dashboard: Dashboard = { account, keys, history: [{ day: '2026-01-05', accepted: 70 }], plans: [{ name: 'free', perMinute: 60, perDay: 1000 }, { name: 'pro', perMinute: 300, perDay: 10000 }] };
@@ -28,16 +28,15 @@ function render(keys: KeyView[]): string {
 }
 
 describe('dashboard page', () => {
-  it('when keys are listed, then last use shows as a time, "never", or "not recorded" when the store keeps none', () => {
+  it('when keys are listed, then last use shows as a time or "never", and a key without a masked form says so', () => {
     const page = render([
       key({ id: 'key_00000000000000000001', lastUsedAt: '2026-01-05T09:08:07.000Z' }),
       key({ id: 'key_00000000000000000002', lastUsedAt: null }),
-      key({ id: 'key_00000000000000000003', lastUsedAt: undefined, masked: null }),
+      key({ id: 'key_00000000000000000003', masked: null }),
     ]);
     const row = (id: string) => new RegExp(`<tr data-key-id="${id}"[\\s\\S]*?</tr>`).exec(page)![0];
     expect(row('key_00000000000000000001')).toContain('2026-01-05 09:08 UTC');
     expect(row('key_00000000000000000002')).toContain('>never<');
-    expect(row('key_00000000000000000003')).toContain('not recorded');
     expect(row('key_00000000000000000003')).toContain('not shown');
   });
 

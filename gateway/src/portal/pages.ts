@@ -230,7 +230,7 @@ function keysSection(keys: readonly KeyView[], csrfToken: string): Html {
     ${keys.map(
       (key) => html`<tr data-key-id="${key.id}" class="${key.revokedAt ? 'revoked' : 'active'}">
       <td><code>${key.id}</code></td>
-      <td>${key.masked ? html`<code>${key.masked}</code>` : html`<span class="hint" title="Made outside the portal: its masked form was not recorded">not shown</span>`}</td>
+      <td>${key.masked ? html`<code>${key.masked}</code>` : html`<span class="hint" title="Created before masked forms were kept">not shown</span>`}</td>
       <td>${formatInstant(key.createdAt)}</td>
       <td>${lastUse(key.lastUsedAt)}</td>
       <td>${key.revokedAt ? html`<span class="status">Revoked ${formatInstant(key.revokedAt)}</span>` : html`<a class="button danger" href="/portal/keys/${key.id}/revoke">Revoke…</a>`}</td>
@@ -287,8 +287,7 @@ function higherPlans(plans: readonly Plan[], current: string, accountId: string)
     </div>`;
 }
 
-function lastUse(lastUsedAt: string | null | undefined): Html | string {
-  if (lastUsedAt === undefined) return html`<span class="hint" title="Not recorded by this version of the gateway">not recorded</span>`;
+function lastUse(lastUsedAt: string | null): Html | string {
   return lastUsedAt === null ? html`<span class="hint">never</span>` : formatInstant(lastUsedAt);
 }
 

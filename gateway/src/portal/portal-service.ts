@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountStore, ApiKeyRecord, Plan } from '../accounts/types';
-import { MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type WindowUsage } from '../admin/account-service';
+import type { Plan } from '../accounts/types';
+import { MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type KeyView, type WindowUsage } from '../admin/account-service';
 import type { PortalSignup } from '../config';
 import { KEY_ID_PATTERN } from '../keys/api-key';
 import type { DailyCount, Limiter, WindowName } from '../limits/types';
 import type { AttemptKind, AttemptLimits } from './attempt-limits';
 import { checkEmail, checkNewPassword } from './credential-rules';
-import { maskApiKey } from './masked-key';
 import type { PasswordHasher } from './passwords';
 import type { ActiveSession, Sessions } from './sessions';
 import type { PortalStore } from './store';
+
+export type { KeyView };
 
 /** Days in the dashboard's chart. */
 export const CHART_DAYS = 30;
@@ -30,16 +31,6 @@ export class PortalRefusal extends Error {
   }
 }
 
-export interface KeyView {
-  id: string;
-  /** e.g. `ask_live_…Xb12`; null for a key made outside the portal (e.g. by ops), whose masked form was never recorded. */
-  masked: string | null;
-  createdAt: string;
-  /** null: never used; undefined: the key store does not record last use (yet). */
-  lastUsedAt: string | null | undefined;
-  revokedAt: string | null;
-}
-
 export interface Dashboard {
   account: AccountDetails;
   keys: KeyView[];
@@ -56,7 +47,6 @@ export interface Credentials {
 
 export interface PortalServiceDeps {
   accounts: AccountService;
-  keys: Pick<AccountStore, 'listKeys'>;
   limiter: Pick<Limiter, 'history'>;
   store: PortalStore;
   sessions: Sessions;
@@ -137,7 +127,7 @@ export class PortalService {
   async dashboard(accountId: string): Promise<Dashboard> {
     const [account, keys, history, plans] = await Promise.all([
       this.deps.accounts.getAccount(accountId),
-      this.keyViews(accountId),
+      this.deps.accounts.listKeys(accountId),
       this.deps.limiter.history(accountId, CHART_DAYS),
       this.deps.accounts.listPlans(),
     ]);
@@ -150,36 +140,23 @@ export class PortalService {
   }
 
   async createKey(accountId: string): Promise<CreatedKey> {
-    const active = (await this.deps.keys.listKeys(accountId)).filter((key) => key.revokedAt === null);
+    const active = (await this.deps.accounts.listKeys(accountId)).filter((key) => key.revokedAt === null);
     if (active.length >= MAX_ACTIVE_KEYS) {
       throw new PortalRefusal(409, `This account already has ${MAX_ACTIVE_KEYS} active keys, the most it may hold: revoke one you no longer use first.`);
     }
-    const created = await this.deps.accounts.createKey(accountId);
-    await this.deps.store.saveKeyHint(accountId, created.id, maskApiKey(created.key));
-    return created;
+    return this.deps.accounts.createKey(accountId, portalActor(accountId));
   }
 
   /** Only the account's own keys: another account's key id is answered as unknown. */
   async revokeKey(accountId: string, keyId: string): Promise<void> {
     await this.ownKey(accountId, keyId);
-    await this.deps.accounts.revokeKey(keyId);
+    await this.deps.accounts.revokeKey(keyId, portalActor(accountId));
   }
 
   async ownKey(accountId: string, keyId: string): Promise<KeyView> {
-    const key = KEY_ID_PATTERN.test(keyId) ? (await this.keyViews(accountId)).find((candidate) => candidate.id === keyId) : undefined;
+    const key = KEY_ID_PATTERN.test(keyId) ? (await this.deps.accounts.listKeys(accountId)).find((candidate) => candidate.id === keyId) : undefined;
     if (!key) throw new PortalRefusal(404, `Your account has no key with id "${keyId}".`);
     return key;
-  }
-
-  private async keyViews(accountId: string): Promise<KeyView[]> {
-    const [records, hints] = await Promise.all([this.deps.keys.listKeys(accountId), this.deps.store.keyHints(accountId)]);
-    return records.map((record) => ({
-      id: record.id,
-      masked: hints.get(record.id) ?? null,
-      createdAt: record.createdAt,
-      lastUsedAt: lastUsedAt(record),
-      revokedAt: record.revokedAt,
-    }));
   }
 
   private async take(kind: AttemptKind, subject: string, what: string): Promise<void> {
@@ -188,14 +165,9 @@ export class PortalService {
   }
 }
 
-/**
- * A key's last use, when the key store records it (a `lastUsedAt` on the record, null while unused);
- * undefined when the record has no such field, so the page does not claim "never" for a key in use.
- */
-function lastUsedAt(record: ApiKeyRecord): string | null | undefined {
-  const value = (record as ApiKeyRecord & { lastUsedAt?: unknown }).lastUsedAt;
-  if (value === null) return null;
-  return typeof value === 'string' && value !== '' ? value : undefined;
+/** Who made a change through the portal, for the audit trail: the account itself. */
+function portalActor(accountId: string): string {
+  return `portal:${accountId}`;
 }
 
 function valid<T>(checked: { ok: true; value: T } | { ok: false; message: string }): T {

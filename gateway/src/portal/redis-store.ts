@@ -17,8 +17,6 @@ export function portalRedisKeys(prefix: string) {
     login: (email: string) => `${prefix}portal:login:${email}`,
     /** string: JSON SessionRecord, expiring after the session's idle time. */
     session: (id: string) => `${prefix}portal:session:${id}`,
-    /** hash: key id → masked key. */
-    keyHints: (accountId: string) => `${prefix}portal:key-hints:${accountId}`,
     /** rate-limiter-flexible's key prefix for one kind of attempt. */
     attempts: (kind: string) => `${prefix}portal:attempts:${kind}`,
   };
@@ -78,13 +76,6 @@ export class RedisPortalStore implements PortalStore {
     await this.run(() => this.redis.del(this.keys.session(id)));
   }
 
-  async saveKeyHint(accountId: string, keyId: string, hint: string): Promise<void> {
-    await this.run(() => this.redis.hset(this.keys.keyHints(accountId), keyId, hint));
-  }
-
-  async keyHints(accountId: string): Promise<Map<string, string>> {
-    return new Map(Object.entries(await this.run(() => this.redis.hgetall(this.keys.keyHints(accountId)))));
-  }
 
   async close(): Promise<void> {
     // The connection belongs to the gateway.

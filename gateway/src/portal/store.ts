@@ -39,10 +39,5 @@ export interface PortalStore {
   findSession(id: string): Promise<SessionRecord | null>;
   deleteSession(id: string): Promise<void>;
 
-  /** The masked form of a key, kept when the portal creates it (the key itself is never stored). */
-  saveKeyHint(accountId: string, keyId: string, hint: string): Promise<void>;
-  /** Key id → masked form, for the keys of this account that have one. */
-  keyHints(accountId: string): Promise<Map<string, string>>;
-
   close(): Promise<void>;
 }
