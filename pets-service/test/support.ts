@@ -52,7 +52,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function freshSchemaUrl(): Promise<string> {
+/** A URL to a new, empty schema in this file's test database. */
+export async function freshSchemaUrl(): Promise<string> {
   fileDatabase ??= createTestDatabase('pets');
   const database = await fileDatabase;
   const schema = `pets_${(schemas += 1)}`;

@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool } from 'pg';
 import type { Pet, PetStatus } from '../../../shared/src/pets';
 import { ADVISORY_LOCKS } from '../db/postgres/advisory-locks';
 import { guarded } from '../db/unavailable';
@@ -35,7 +35,7 @@ const PAGE_OF_STATUS = `SELECT ${COLUMNS} FROM pets WHERE status = $1::text AND 
  * Every statement is a single auto-committed one: no transaction stays open across an await
  * of this process, so a request that dies midway leaves no lock behind.
  */
-export function createPostgresPetRepository(db: Pool | PoolClient): PetRepository {
+export function createPostgresPetRepository(db: Pool | ClientBase): PetRepository {
   const rows = async (text: string, values: unknown[]): Promise<PetRow[]> => (await guarded(() => db.query<PetRow>(text, values))).rows;
   return {
     async insert({ name, categoryId, status }) {
