@@ -7,6 +7,7 @@ import { Pool } from 'pg';
 import { createLogger } from '../../shared/src/logger';
 import { signInternalToken, signServiceToken } from '../../shared/src/internal-token';
 import type { NewPet, Pet } from '../../shared/src/pets';
+import type { TcpProxy } from '../../test/helpers/tcp-proxy';
 import { createTestDatabase, HOW_TO_RUN_POSTGRES_TESTS, postgresAvailableSync, type TestDatabase } from '../../test/helpers/postgres';
 import { loadPetsConfig, type DatabaseSettings } from '../src/config';
 import type { PetRepository } from '../src/pets/pet-repository';
@@ -71,8 +72,8 @@ export async function freshSchemaUrl(): Promise<string> {
 export interface TestServiceOptions {
   engine?: Engine;
   publicBaseUrl?: string;
-  /** PostgreSQL only: pool settings, and a port to reach the server through instead of its own (a proxy). */
-  postgres?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; port?: number };
+  /** PostgreSQL only: pool settings, and a proxy the service reaches the server through. */
+  postgres?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; via?: TcpProxy };
 }
 
 /** The service from its composition root, on a fresh store of the chosen engine, exactly as main.ts starts it. */
@@ -81,6 +82,8 @@ export interface TestPetsService {
   readonly app: Express;
   /** What the service was given: the SQLite file or the PostgreSQL URL (schema included). */
   readonly database: DatabaseSettings;
+  /** The same store, reached straight (not through a proxy), for a test's own connections. */
+  readonly direct: DatabaseSettings;
   /** A valid gateway token, as the gateway would send. */
   readonly auth: string;
   /** Creates pets, in order, through a repository of its own on the same store, for tests about reading. */
@@ -92,17 +95,15 @@ export interface TestPetsService {
 export async function startTestService({ engine = 'sqlite', publicBaseUrl, postgres = {} }: TestServiceOptions = {}): Promise<TestPetsService> {
   const env: NodeJS.ProcessEnv = { INTERNAL_JWT_SECRET: SECRET, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: publicBaseUrl };
   let dir: string | undefined;
-  let sideDatabase: DatabaseSettings;
+  let direct: DatabaseSettings;
   if (engine === 'sqlite') {
     dir = tempDir();
     env.PETS_DB_PATH = path.join(dir, 'pets.db');
-    sideDatabase = { engine, file: env.PETS_DB_PATH };
+    direct = { engine, file: env.PETS_DB_PATH };
   } else {
-    const direct = await freshSchemaUrl();
-    sideDatabase = { engine, url: direct, poolSize: 1, connectTimeoutMs: 5_000, statementTimeoutMs: 5_000 };
-    const url = new URL(direct);
-    if (postgres.port !== undefined) url.port = String(postgres.port);
-    env.DATABASE_URL = url.toString();
+    const url = await freshSchemaUrl();
+    direct = { engine, url, poolSize: 1, connectTimeoutMs: 5_000, statementTimeoutMs: 5_000 };
+    env.DATABASE_URL = postgres.via ? postgres.via.urlThrough(url) : url;
     // Small by default: every test file's services share the one server's max_connections.
     env.DATABASE_POOL_SIZE = String(postgres.poolSize ?? 4);
     if (postgres.connectTimeoutMs !== undefined) env.DATABASE_CONNECT_TIMEOUT_MS = String(postgres.connectTimeoutMs);
@@ -110,11 +111,12 @@ export async function startTestService({ engine = 'sqlite', publicBaseUrl, postg
   }
   const config = loadPetsConfig(env);
   const service = await createPetsService(config, { logger: createLogger('pets-service-test', 'silent') });
-  const side = openSideConnection(sideDatabase);
+  const side = openSideConnection(direct);
   return {
     engine,
     app: service.app,
     database: config.database,
+    direct,
     auth: `Bearer ${gatewayToken()}`,
     async seed(pets) {
       const created: Pet[] = [];
