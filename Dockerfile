@@ -3,7 +3,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci
+RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY shared ./shared
 COPY gateway ./gateway
@@ -18,6 +18,8 @@ ENV NODE_ENV=production
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The ops console's page, script and stylesheet are served as they are, from the source tree (no build step).
+COPY --from=build /app/gateway/src/admin/assets ./gateway/src/admin/assets
 USER node
 EXPOSE 8080 8081 8082
 CMD ["node", "dist/gateway/src/main.js"]

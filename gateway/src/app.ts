@@ -2,44 +2,53 @@ import express, { Router, type Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFoundHandler } from '../../shared/src/errors';
-import { httpLogger } from '../../shared/src/logger';
+import { accessLog } from '../../shared/src/access-log';
 import { openApiDocument } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
-import type { Limiter } from './limits/types';
+import type { KeySubject, LimitDecision, Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
-import { authenticate, requireKey, type KeyResolver } from './pipeline/authenticate';
+import { authenticate, requireKey, type KeyCache } from './pipeline/authenticate';
 import { markDeprecated } from './pipeline/deprecation';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
-import { rateLimit } from './pipeline/rate-limit';
+import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
+import { anonymousCharge, rateLimit } from './pipeline/rate-limit';
+import { readBody } from './pipeline/read-body';
 import { route } from './pipeline/route';
-import { signInternalTokenStage } from './pipeline/sign-internal-token';
+import { internalAuthorization } from './pipeline/sign-internal-token';
+import type { Forwarder } from './upstream/forwarder';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'petsUrl' | 'upstreamTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'trustProxy'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment'>;
   logger: Logger;
-  keys: KeyResolver;
+  forwarder: Forwarder;
+  keys: KeyCache & KeyLookup;
   limiter: Limiter;
   metrics: GatewayMetrics;
   lifecycle: Lifecycle;
+  /** Every rate-limit decision about a key (the ops usage board and keys' last use). */
+  onKeyDecision?: (subject: KeySubject, decision: LimitDecision) => void;
 }
 
 /**
  * The public app. Its pipeline is mounted here, in its fixed order, one file per stage:
- * request id → deprecation headers → authenticate → rate limit → [interface description]
- * → require a key → route → sign internal token → proxy.
+ * request id → deprecation headers → authenticate (from the key caches) → look up a key the
+ * caches do not know (paid with one unit of the client's anonymous budget) → rate limit (the
+ * account's windows, or the anonymous budget) → [interface description] → require a key → route
+ * → read body → proxy (with the internal token in place of the key). No store work is done for
+ * a key before it has been paid for.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, keys, limiter, metrics, lifecycle }: PublicAppDeps): Express {
+export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path.
   app.set('case sensitive routing', true);
   app.use(requestId);
-  app.use(httpLogger(logger));
+  app.use(accessLog(logger));
   app.use(metrics.observeRequests);
 
   app.get('/healthz', (_req, res) => {
@@ -55,23 +64,17 @@ export function createApp({ config, logger, keys, limiter, metrics, lifecycle }:
 
   const v1 = Router({ caseSensitive: true, strict: false });
   v1.use(markDeprecated);
-  v1.use(authenticate(keys));
-  v1.use(rateLimit({ limiter, anonPerMinute: config.anonPerMinute, onDecision: metrics.recordDecision }));
+  const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
+  v1.use(authenticate(keys, config.apiEnvironment));
+  v1.use(lookUpKey(keys, anonymousCharge(limits)));
+  v1.use(rateLimit(limits));
   // The interface description is public: rate limited like everything under /v1, but no key needed.
   v1.get('/openapi.json', serveInterfaceDescription);
   v1.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
   v1.use(requireKey);
   v1.use(route);
-  v1.use(signInternalTokenStage(config.internalJwtSecret));
-  v1.use(
-    proxyToPets({
-      target: config.petsUrl,
-      timeoutMs: config.upstreamTimeoutMs,
-      trustForwarded: config.trustProxy !== false,
-      logger,
-      onUpstreamError: metrics.recordUpstreamError,
-    }),
-  );
+  v1.use(readBody({ timeoutMs: config.bodyTimeoutMs }));
+  v1.use(proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
   app.use('/v1', v1);
 
   app.use(notFoundHandler);

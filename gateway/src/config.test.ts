@@ -22,10 +22,11 @@ describe('gateway configuration', () => {
       adminPort: 8081,
       adminHost: '127.0.0.1',
       redisUrl: undefined,
-      petsUrl: 'http://127.0.0.1:8082',
+      petsUrls: ['http://127.0.0.1:8082'],
       upstreamTimeoutMs: 10_000,
       trustProxy: false,
       anonPerMinute: 60,
+      anonIpv6PrefixLength: 64,
       banThreshold: null,
       banSeconds: 900,
       adminTokenGenerated: true,
@@ -75,6 +76,19 @@ describe('gateway configuration', () => {
     }
   });
 
+  it('when PETS_URL lists several replicas, then each is kept, and a bad entry is named', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PETS_URL: 'http://a:8082, http://b:8082' }).petsUrls).toEqual(['http://a:8082', 'http://b:8082']);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PETS_URL: 'http://a:8082,b:8082,' })).toEqual([
+      'PETS_URL must be a comma-separated list of URLs starting with http:// or https://, but "b:8082", "" is not one',
+    ]);
+  });
+
+  it('when BODY_TIMEOUT_MS is set, then it is the body deadline; the default is 10 s', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).bodyTimeoutMs).toBe(10_000);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '2500' }).bodyTimeoutMs).toBe(2_500);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '0' })).toEqual([expect.stringMatching(/^BODY_TIMEOUT_MS must be an integer/)]);
+  });
+
   it('when NODE_ENV=production lacks the secrets, then both are named', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
     expect(problems).toEqual(
@@ -94,7 +108,70 @@ describe('gateway configuration', () => {
     ]);
   });
 
+  it('when ANON_IPV6_PREFIX_LENGTH is set, then it must be an integer from 1 to 128', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, ANON_IPV6_PREFIX_LENGTH: '48' }).anonIpv6PrefixLength).toBe(48);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, ANON_IPV6_PREFIX_LENGTH: '128' }).anonIpv6PrefixLength).toBe(128);
+    for (const bad of ['0', '129', '64.5', 'sixty-four']) {
+      expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, ANON_IPV6_PREFIX_LENGTH: bad })).toEqual([expect.stringMatching(/^ANON_IPV6_PREFIX_LENGTH/)]);
+    }
+  });
+
   it('when BAN_THRESHOLD is set, then it replaces the per-minute default', () => {
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, BAN_THRESHOLD: '5' }).banThreshold).toBe(5);
+  });
+
+  describe('ADMIN_TOKENS', () => {
+    const ALICE = 'alice-token-0123456789';
+    const BOB = 'bob:token:with:colons-0123';
+
+    it('when operators have tokens of their own, then each is accepted under its name, after ADMIN_TOKEN as "admin"', () => {
+      const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, ADMIN_TOKEN: 'a'.repeat(32), ADMIN_TOKENS: `alice:${ALICE}, ops.bob:${BOB}` });
+      expect(config.adminTokens).toEqual([
+        { name: 'admin', token: 'a'.repeat(32) },
+        { name: 'alice', token: ALICE },
+        { name: 'ops.bob', token: BOB },
+      ]);
+    });
+
+    it('when only ADMIN_TOKENS is set, then no shared token is generated, in production too', () => {
+      const config = loadGatewayConfig({ NODE_ENV: 'production', INTERNAL_JWT_SECRET: SECRET, ADMIN_TOKENS: `alice:${ALICE}` });
+      expect(config).toMatchObject({ adminToken: '', adminTokenGenerated: false, adminTokens: [{ name: 'alice', token: ALICE }] });
+    });
+
+    it('when neither is set, then the generated ADMIN_TOKEN is the only token, as "admin"', () => {
+      const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET });
+      expect(config.adminTokens).toEqual([{ name: 'admin', token: config.adminToken }]);
+    });
+
+    it.each([
+      ['an entry without a colon', `alice${ALICE}`, /^ADMIN_TOKENS must be a comma-separated list of name:token, but entry 1 has no ":"/],
+      ['an empty entry', `alice:${ALICE},`, /^ADMIN_TOKENS must be .* entry 2 has no ":"/],
+      ['a name with capitals', `Alice:${ALICE}`, /^ADMIN_TOKENS: entry 1 has the name "Alice"/],
+      ['an empty name', `:${ALICE}`, /^ADMIN_TOKENS: entry 1 has the name ""/],
+      ['a name too long', `${'a'.repeat(33)}:${ALICE}`, /^ADMIN_TOKENS: entry 1 has the name/],
+      ['a short token', 'alice:short', /^ADMIN_TOKENS: the token of "alice" must be at least 16 characters long$/],
+      ['a token with a space', 'alice:has a space in it 0123456', /^ADMIN_TOKENS: the token of "alice" must be visible ASCII/],
+      ['an empty token', 'alice:', /^ADMIN_TOKENS: the token of "alice" must be visible ASCII/],
+      ['a name twice', `alice:${ALICE},alice:${ALICE}x`, /^ADMIN_TOKENS: the name "alice" is given twice$/],
+      ['a token twice', `alice:${ALICE},bob:${ALICE}`, /^ADMIN_TOKENS: "bob" has the same token as "alice"$/],
+    ])('when ADMIN_TOKENS has %s, then the start is refused naming the variable (never the token)', (_what, value, message) => {
+      const problems = problemsOf({ INTERNAL_JWT_SECRET: SECRET, ADMIN_TOKENS: value });
+      expect(problems).toEqual([expect.stringMatching(message)]);
+      expect(problems[0]).not.toContain(ALICE);
+    });
+
+    it('when ADMIN_TOKENS repeats ADMIN_TOKEN\'s name or token, then that is refused too', () => {
+      const shared = 'shared-token-0123456789';
+      expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, ADMIN_TOKEN: shared, ADMIN_TOKENS: `admin:${ALICE}` })).toEqual([
+        'ADMIN_TOKENS: the name "admin" is given twice (it is the name of ADMIN_TOKEN)',
+      ]);
+      expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, ADMIN_TOKEN: shared, ADMIN_TOKENS: `alice:${shared}` })).toEqual(['ADMIN_TOKENS: "alice" has the same token as ADMIN_TOKEN']);
+    });
+  });
+
+  it('when OPS_FLUSH_INTERVAL_MS is set, then it is kept within 100 ms to 60 s', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).opsFlushIntervalMs).toBe(1_000);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, OPS_FLUSH_INTERVAL_MS: '250' }).opsFlushIntervalMs).toBe(250);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, OPS_FLUSH_INTERVAL_MS: '10' })).toEqual([expect.stringMatching(/^OPS_FLUSH_INTERVAL_MS must be an integer from 100 to 60000/)]);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { EnvReader } from '../../shared/src/env';
 import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
+import { ADMIN_TOKEN_MIN_LENGTH, ADMIN_TOKEN_NAME, ADMIN_TOKEN_TEXT, SHARED_TOKEN_ACTOR, type AdminToken } from './admin/tokens';
 
 export interface GatewayConfig extends SharedSettings {
   host: string;
@@ -9,19 +10,27 @@ export interface GatewayConfig extends SharedSettings {
   adminHost: string;
   adminPort: number;
   redisUrl: string | undefined;
-  petsUrl: string;
+  /** `PETS_URL`: one or more pets-service base URLs; requests are spread over them. */
+  petsUrls: string[];
+  /** ADMIN_TOKEN ('' when only ADMIN_TOKENS is set). */
   adminToken: string;
   /** True when no ADMIN_TOKEN was given and one was generated for this run. */
   adminTokenGenerated: boolean;
+  /** Every token the admin API accepts, with the name it stands for: ADMIN_TOKEN as `admin`, then ADMIN_TOKENS. */
+  adminTokens: readonly AdminToken[];
   upstreamTimeoutMs: number;
   /** A request body must arrive whole within this, or the answer is 408 request_timeout. */
   bodyTimeoutMs: number;
   /** Express's `trust proxy` value: false, a hop count, or a list of addresses and CIDR ranges. */
   trustProxy: false | number | string[];
   anonPerMinute: number;
+  /** IPv6 clients share one anonymous budget per network of this many leading bits (a /64: one subscriber). */
+  anonIpv6PrefixLength: number;
   /** null: the key's per-minute limit. */
   banThreshold: number | null;
   banSeconds: number;
+  /** How often each replica sends its usage-board observations and keys' last use to the store: their staleness. */
+  opsFlushIntervalMs: number;
 }
 
 const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -29,7 +38,11 @@ const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
 /** Reads and validates the gateway's environment once; throws a ConfigError naming every bad variable. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfig> {
   const read = new EnvReader(env);
-  const adminToken = read.secret('ADMIN_TOKEN', () => randomBytes(24).toString('base64url'));
+  const named = readAdminTokens(read);
+  // Operators with tokens of their own need no shared one: none is required or generated then.
+  const adminToken = named.length > 0 && env.ADMIN_TOKEN === undefined ? { value: '', generated: false } : read.secret('ADMIN_TOKEN', () => randomBytes(24).toString('base64url'));
+  const adminTokens = [...(adminToken.value ? [{ name: SHARED_TOKEN_ACTOR, token: adminToken.value }] : []), ...named];
+  checkDistinct(read, adminTokens, adminToken.value !== '');
   const config: GatewayConfig = {
     ...readSharedSettings(read),
     host: read.string('HOST') ?? '0.0.0.0',
@@ -37,19 +50,65 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminHost: read.string('ADMIN_HOST') ?? '127.0.0.1',
     adminPort: read.port('ADMIN_PORT', 8081),
     redisUrl: read.url('REDIS_URL', undefined, ['redis:', 'rediss:']),
-    petsUrl: read.url('PETS_URL', 'http://127.0.0.1:8082', ['http:', 'https:']) ?? 'http://127.0.0.1:8082',
+    petsUrls: read.urlList('PETS_URL', ['http://127.0.0.1:8082'], ['http:', 'https:']),
     adminToken: adminToken.value,
     adminTokenGenerated: adminToken.generated,
+    adminTokens,
     upstreamTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     bodyTimeoutMs: read.integer('BODY_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     trustProxy: parseTrustProxy(read),
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),
+    anonIpv6PrefixLength: read.integer('ANON_IPV6_PREFIX_LENGTH', 64, { min: 1, max: 128 }),
     banThreshold: read.string('BAN_THRESHOLD') === undefined ? null : read.integer('BAN_THRESHOLD', 1, { min: 1, max: 1_000_000 }),
     banSeconds: read.integer('BAN_SECONDS', 900, { min: 1, max: 30 * 86_400 }),
+    opsFlushIntervalMs: read.integer('OPS_FLUSH_INTERVAL_MS', 1_000, { min: 100, max: 60_000 }),
   };
   if (config.port !== 0 && config.port === config.adminPort) read.problem('PORT and ADMIN_PORT must differ');
   read.finish();
   return Object.freeze(config);
+}
+
+/**
+ * `ADMIN_TOKENS=name:token,name:token`: each operator's own token (split at the first colon, so a
+ * token may hold colons). Problems name the entry by its name, never by its token.
+ */
+function readAdminTokens(read: EnvReader): AdminToken[] {
+  const raw = read.string('ADMIN_TOKENS');
+  if (raw === undefined) return [];
+  const tokens: AdminToken[] = [];
+  raw.split(',').forEach((entry, i) => {
+    const trimmed = entry.trim();
+    const colon = trimmed.indexOf(':');
+    if (colon < 0) {
+      read.problem(`ADMIN_TOKENS must be a comma-separated list of name:token, but entry ${i + 1} has no ":"`);
+      return;
+    }
+    const name = trimmed.slice(0, colon);
+    const token = trimmed.slice(colon + 1);
+    if (!ADMIN_TOKEN_NAME.test(name)) {
+      read.problem(`ADMIN_TOKENS: entry ${i + 1} has the name "${name}"; a name is 1-32 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    } else if (!ADMIN_TOKEN_TEXT.test(token)) {
+      read.problem(`ADMIN_TOKENS: the token of "${name}" must be visible ASCII characters other than a comma`);
+    } else if (token.length < ADMIN_TOKEN_MIN_LENGTH) {
+      read.problem(`ADMIN_TOKENS: the token of "${name}" must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`);
+    } else {
+      tokens.push({ name, token });
+    }
+  });
+  return tokens;
+}
+
+/** A name must say who acted, and a token must say which name: neither may appear twice (ADMIN_TOKEN's `admin` included). */
+function checkDistinct(read: EnvReader, tokens: readonly AdminToken[], sharedFirst: boolean): void {
+  const owner = (i: number) => (sharedFirst && i === 0 ? 'ADMIN_TOKEN' : `"${tokens[i]!.name}"`);
+  tokens.forEach((token, i) => {
+    const earlier = tokens.slice(0, i);
+    if (earlier.some((other) => other.name === token.name)) {
+      read.problem(`ADMIN_TOKENS: the name "${token.name}" is given twice${sharedFirst && token.name === SHARED_TOKEN_ACTOR ? ' (it is the name of ADMIN_TOKEN)' : ''}`);
+    }
+    const same = earlier.findIndex((other) => other.token === token.token);
+    if (same >= 0) read.problem(`ADMIN_TOKENS: "${token.name}" has the same token as ${owner(same)}`);
+  });
 }
 
 function parseTrustProxy(read: EnvReader): GatewayConfig['trustProxy'] {

@@ -6,12 +6,20 @@ import { RedisAccountStore } from './accounts/redis-account-store';
 import type { AccountStore } from './accounts/types';
 import { AccountService } from './admin/account-service';
 import { createAdminApp } from './admin/app';
+import { OpsReports } from './admin/reports';
+import { MemoryAuditLog, type AuditLog } from './audit/audit-log';
+import { RedisAuditLog } from './audit/redis-audit-log';
+import { KeyUseRecorder } from './usage/key-use';
+import { RedisUsageBoard } from './usage/redis-usage-board';
+import { LocalUsageBoard, type UsageBoard } from './usage/usage-board';
 import { createApp } from './app';
 import type { GatewayConfig } from './config';
 import { createLimiter } from './limits';
 import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { connectRedis, createSubscriber, type Redis } from './redis';
+import { Forwarder } from './upstream/forwarder';
+import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -24,6 +32,10 @@ export interface Gateway {
   readonly adminApp: Express;
   readonly accounts: AccountService;
   readonly limiter: Limiter;
+  /** The ops usage board (fed by the rate-limit stage). */
+  readonly usage: UsageBoard;
+  /** Keys' last use (fed by the rate-limit stage, flushed in the background). */
+  readonly keyUse: KeyUseRecorder;
   readonly metrics: GatewayMetrics;
   /** 'Redis' or 'in-process store': where accounts, keys and counters live. */
   readonly storeKind: string;
@@ -41,33 +53,45 @@ export interface Gateway {
 export async function createGateway(config: GatewayConfig, { logger }: GatewayDeps): Promise<Gateway> {
   let redis: Redis | undefined;
   let store: AccountStore;
+  // The ops read models live beside the store: in Redis under its keyspace, or in process.
+  let usage: UsageBoard;
+  let audit: AuditLog;
   if (config.redisUrl) {
     redis = await connectRedis(config.redisUrl);
     const redisStore = new RedisAccountStore({ redis, subscriber: createSubscriber(config.redisUrl) });
     await Promise.race([redisStore.whenSubscribed(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     store = redisStore;
     if (redis.status !== 'ready') logger.warn({ redis: redactUrl(config.redisUrl) }, 'Redis is not reachable yet: limiting in-process until it is');
+    const key = (name: string) => redisStore.key(name);
+    usage = new RedisUsageBoard({ redis, key, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'usage board not flushed; retrying') });
+    audit = new RedisAuditLog({ redis, key });
   } else {
     logger.warn('REDIS_URL is not set: accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
     store = new MemoryAccountStore();
+    usage = new LocalUsageBoard();
+    audit = new MemoryAuditLog();
   }
+  const keyUse = new KeyUseRecorder({ store, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'key last-use times not flushed; retrying') });
 
   const limiter = createLimiter({
     redis,
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
   });
-  const metrics = createMetrics({ isDegraded: () => limiter.degraded });
+  const replicas = new ReplicaSet(config.petsUrls);
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
+  const metrics = createMetrics({ isDegraded: () => limiter.degraded, replicas, keyCacheStats: () => keys.stats });
   store.onChange((event) => {
     if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
-  const accounts = new AccountService({ store, limiter });
+  const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
+  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
 
   const gateway: Gateway = {
     publicApp: createApp({
       config,
       logger,
+      forwarder,
       keys,
       limiter,
       metrics,
@@ -76,19 +100,31 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
           return gateway.draining;
         },
       },
+      // Memory writes only: the ops views cost the request path no round trip.
+      onKeyDecision: (subject, decision) => {
+        const now = Date.now();
+        keyUse.note(subject.keyId, now);
+        usage.observe(subject, decision, now);
+      },
     }),
     adminApp: createAdminApp({
       service: accounts,
-      adminToken: config.adminToken,
+      reports: new OpsReports({ store, board: usage, audit }),
+      adminTokens: config.adminTokens,
       logger,
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
     }),
     accounts,
     limiter,
+    usage,
+    keyUse,
     metrics,
     storeKind: config.redisUrl ? 'Redis' : 'in-process store',
     draining: false,
     async close() {
+      replicas.close();
+      // The last flushes first, while the store's connection is still open.
+      await Promise.all([usage.close(), keyUse.close()]);
       await Promise.all([limiter.close(), keys.close(), store.close()]);
       await redis?.quit().catch(() => redis?.disconnect());
     },

@@ -56,16 +56,16 @@ function printWelcome(config: GatewayConfig, storeKind: string, demoKey: string 
   const base = `http://${publicHost}:${config.port}`;
   const lines = [
     '',
-    `Animal Store gateway ready (${storeKind})`,
+    `Animal Store gateway ready (${config.apiEnvironment}, ${storeKind})`,
     `  public API   ${base}/v1    docs ${base}/docs`,
-    `  admin API    http://${config.adminHost}:${config.adminPort}/admin`,
+    `  admin API    http://${config.adminHost}:${config.adminPort}/admin    ops console http://${config.adminHost}:${config.adminPort}/console`,
   ];
   if (config.adminTokenGenerated) {
     lines.push(`  admin token  ${config.adminToken}   (generated for this run; set ADMIN_TOKEN to choose one)`);
     lines.push(`               export ADMIN_TOKEN=${config.adminToken}   # then: npm run admin -- --help`);
   }
   if (demoKey) {
-    lines.push(`  demo API key ${demoKey}   (account "Demo", Free plan: 60/min, 1,000/day)`);
+    lines.push(`  demo API key ${demoKey}   (account "Demo", Free plan: 60/min, 1,000/day; a ${config.apiEnvironment} key)`);
     lines.push('', '  Try it:', `    curl -i -H "Authorization: Bearer ${demoKey}" ${base}/v1/pets`);
     lines.push(
       `    curl -i -H "Authorization: Bearer ${demoKey}" -H "Content-Type: application/json" -d '{"name":"Rex","categoryId":1}' ${base}/v1/pets`,

@@ -1,15 +1,23 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { KeyCacheStats } from './accounts/principal-resolver';
 import type { LimitDecision } from './limits/types';
+import type { Replica, ReplicaSet } from './upstream/replicas';
 
 /** The gateway's Prometheus metrics, in a registry of its own (served on the admin port at /metrics). */
 export interface MetricsOptions {
   /** Read at every scrape, so the gauge cannot drift from the limiter's own state. */
   isDegraded: () => boolean;
+  /** The pets-service replicas, for per-replica counts and availability. */
+  replicas?: ReplicaSet;
+  /** The key resolver's own counters, read at every scrape (nothing is added per request). */
+  keyCacheStats?: () => KeyCacheStats;
   defaultMetrics?: boolean;
 }
 
-export function createMetrics({ isDegraded, defaultMetrics = true }: MetricsOptions) {
+const ATTEMPT_OUTCOMES = ['ok', 'connect', 'reset', 'timeout'] as const;
+
+export function createMetrics({ isDegraded, replicas, keyCacheStats, defaultMetrics = true }: MetricsOptions) {
   const registry = new Registry();
   if (defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
@@ -40,11 +48,26 @@ export function createMetrics({ isDegraded, defaultMetrics = true }: MetricsOpti
       this.set(isDegraded() ? 1 : 0);
     },
   });
-  const upstreamErrors = new Counter({
-    name: 'gateway_upstream_errors_total',
-    help: 'Requests the pets-service did not answer, by kind.',
-    labelNames: ['kind'] as const,
+  if (keyCacheStats) registerKeyCacheMetrics(registry, keyCacheStats);
+  const upstreamAttempts = new Counter({
+    name: 'gateway_upstream_attempts_total',
+    help: 'Requests sent to each pets-service replica, by outcome: ok (it answered), connect (refused or unreachable), reset (dropped), timeout.',
+    labelNames: ['replica', 'outcome'] as const,
     registers: [registry],
+  });
+  // Bound once: a label lookup per request would hash the label values every time.
+  const attemptCounters = new Map<string, Record<(typeof ATTEMPT_OUTCOMES)[number], Counter.Internal>>();
+  for (const replica of replicas?.replicas ?? []) {
+    attemptCounters.set(replica.url, Object.fromEntries(ATTEMPT_OUTCOMES.map((outcome) => [outcome, upstreamAttempts.labels(replica.url, outcome)])) as never);
+  }
+  new Gauge({
+    name: 'gateway_upstream_replica_available',
+    help: '1 while a pets-service replica gets requests, 0 while it is left out after failures (passive health checking).',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect() {
+      for (const replica of replicas?.replicas ?? []) this.set({ replica: replica.url }, replicas!.isAvailable(replica) ? 1 : 0);
+    },
   });
 
   const observeRequests: RequestHandler = (req, res, next) => {
@@ -60,12 +83,64 @@ export function createMetrics({ isDegraded, defaultMetrics = true }: MetricsOpti
     registry,
     observeRequests,
     recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => rateLimitDecisions.inc({ outcome, caller }),
-    recordUpstreamError: (kind: 'bad_gateway' | 'gateway_timeout') => upstreamErrors.inc({ kind }),
+    recordUpstreamAttempt: (replica: Replica, outcome: (typeof ATTEMPT_OUTCOMES)[number]) => attemptCounters.get(replica.url)?.[outcome].inc(),
     handler: (async (_req, res) => {
       res.setHeader('Content-Type', registry.contentType);
       res.send(await registry.metrics());
     }) as RequestHandler,
   };
+}
+
+/**
+ * The key caches, copied from the resolver's counters at scrape time: `reset` then `inc` sets a
+ * counter to the resolver's running total (which only grows), so the series stay true counters.
+ */
+function registerKeyCacheMetrics(registry: Registry, read: () => KeyCacheStats): void {
+  new Counter({
+    name: 'gateway_key_cache_lookups_total',
+    help: 'Requests with a well-formed API key, by how the key caches answered: hit (a valid key), unknown_hit (a key known to be unknown or revoked), miss (a store lookup was needed).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      const stats = read();
+      this.reset();
+      this.inc({ result: 'hit' }, stats.hits);
+      this.inc({ result: 'unknown_hit' }, stats.unknownHits);
+      this.inc({ result: 'miss' }, stats.misses);
+    },
+  });
+  new Counter({
+    name: 'gateway_key_cache_stale_served_total',
+    help: 'Key lookups answered from an expired cache entry because the account store failed.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read().staleServed);
+    },
+  });
+  new Counter({
+    name: 'gateway_key_cache_evictions_total',
+    help: 'Entries pushed out of a full key cache (valid: least recently used valid keys; unknown: unknown and revoked keys).',
+    labelNames: ['cache'] as const,
+    registers: [registry],
+    collect() {
+      const { evictions } = read();
+      this.reset();
+      this.inc({ cache: 'valid' }, evictions.valid);
+      this.inc({ cache: 'unknown' }, evictions.unknown);
+    },
+  });
+  new Gauge({
+    name: 'gateway_key_cache_entries',
+    help: 'Entries in each key cache.',
+    labelNames: ['cache'] as const,
+    registers: [registry],
+    collect() {
+      const { entries } = read();
+      this.set({ cache: 'valid' }, entries.valid);
+      this.set({ cache: 'unknown' }, entries.unknown);
+    },
+  });
 }
 
 export type GatewayMetrics = ReturnType<typeof createMetrics>;

@@ -1,3 +1,5 @@
+import { ReplyError } from 'ioredis';
+
 /**
  * The one failure type of the gateway's external state (key store, limiter store): the store
  * could not answer in time, or at all. Never a client error and never a rate-limit decision:
@@ -27,4 +29,18 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
   // The losing side of the race may still settle later; it must not become an unhandled rejection.
   work.catch(() => undefined);
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A Redis call off the request path (ops reads and writes, background flushes): bounded by `ms`,
+ * and a connection failure or timeout becomes StoreUnavailableError (answered 503 by the admin API).
+ * Redis's own error replies stay as they are: they are bugs, not outages.
+ */
+export async function storeCall<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  try {
+    return await withDeadline(work, ms, what);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError || error instanceof ReplyError) throw error;
+    throw new StoreUnavailableError(`${what} unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }

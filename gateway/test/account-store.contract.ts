@@ -1,5 +1,6 @@
 import { generateApiKey, hashApiKey, newAccountId, newKeyId } from '../src/keys/api-key';
-import { BUILT_IN_PLANS, type Account, type AccountStore, type ApiKeyRecord, type ChangeEvent } from '../src/accounts/types';
+import { BUILT_IN_PLANS, type Account, type AccountPosition, type AccountQuery, type AccountStore, type ApiKeyRecord, type ChangeEvent } from '../src/accounts/types';
+import { normaliseSearch } from '../src/accounts/search';
 import { waitFor } from '../../test/helpers/ports';
 
 /**
@@ -156,6 +157,21 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
         expect(await store.listKeys(anAccount().id)).toEqual([]);
       });
 
+      it('when a key carries its masked form, then it survives the round trip', async () => {
+        const key = aKey(newAccountId(), { masked: 'ask_live_…Ab12' });
+        await store.addKey(key);
+        expect(await store.getKey(key.id)).toEqual(key);
+        expect(await store.listKeys(key.accountId)).toEqual([key]);
+      });
+
+      it('when key uses are recorded, then the latest time of each is kept, an earlier one changing nothing', async () => {
+        const [first, second, never] = [newKeyId(), newKeyId(), newKeyId()];
+        await store.recordKeyUse(new Map([[first, 2_000], [second, 5_000]]));
+        await store.recordKeyUse(new Map([[first, 3_000], [second, 4_000]]));
+        expect(await store.keysLastUsed([first, second, never])).toEqual(new Map([[first, 3_000], [second, 5_000]]));
+        expect(await store.keysLastUsed([])).toEqual(new Map());
+      });
+
       it('when one account has several keys, then revoking one leaves the others active', async () => {
         const accountId = newAccountId();
         const [first, second] = [aKey(accountId), aKey(accountId)];
@@ -163,6 +179,140 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
         await store.addKey(second);
         await store.revokeKey(first.id, '2026-02-03T04:05:06.000Z');
         expect((await store.getKey(second.id))?.revokedAt).toBeNull();
+      });
+    });
+
+    describe('resolveKey (authentication in one round trip)', () => {
+      it('when a key is resolved by its hash, then it comes with its account and the plan with its built-in numbers', async () => {
+        const account = anAccount({ plan: 'business' });
+        await store.createAccount(account);
+        const key = aKey(account.id);
+        await store.addKey(key);
+        expect(await store.resolveKey(key.hash)).toEqual({ key, account, plan: { name: 'business', perMinute: 1_000, perDay: 100_000 } });
+      });
+
+      it('when the plan was changed and the account has overrides, then both come back as stored', async () => {
+        const account = anAccount({ plan: 'pro', perMinute: 7, email: 'a@example.com' });
+        await store.createAccount(account);
+        await store.setPlan({ name: 'pro', perMinute: 301, perDay: 10_001 });
+        const key = aKey(account.id);
+        await store.addKey(key);
+        expect(await store.resolveKey(key.hash)).toEqual({ key, account, plan: { name: 'pro', perMinute: 301, perDay: 10_001 } });
+      });
+
+      it('when the hash is unknown, then null', async () => {
+        expect(await store.resolveKey(hashApiKey(generateApiKey()))).toBeNull();
+      });
+
+      it('when the key is revoked, then it is still resolved, with its revocation time (the caller refuses it)', async () => {
+        const account = anAccount();
+        await store.createAccount(account);
+        const key = aKey(account.id);
+        await store.addKey(key);
+        await store.revokeKey(key.id, '2026-02-03T04:05:06.000Z');
+        expect((await store.resolveKey(key.hash))?.key).toEqual({ ...key, revokedAt: '2026-02-03T04:05:06.000Z' });
+      });
+
+      it("when the key's account does not exist, then the key comes back with no account and no plan", async () => {
+        const key = aKey(newAccountId());
+        await store.addKey(key);
+        expect(await store.resolveKey(key.hash)).toEqual({ key, account: null, plan: null });
+      });
+
+      it('when an enterprise account is resolved, then its own numbers come with a plan that has none', async () => {
+        const account = anAccount({ plan: 'enterprise', perMinute: 5_000, perDay: 2_000_000 });
+        await store.createAccount(account);
+        const key = aKey(account.id);
+        await store.addKey(key);
+        expect(await store.resolveKey(key.hash)).toEqual({ key, account, plan: { name: 'enterprise', perMinute: null, perDay: null } });
+        });
+      });
+
+    describe('listing accounts', () => {
+      /** Accounts created one second apart, in this order, so creation order is list order. */
+      async function createInOrder(specs: Partial<Account>[]): Promise<Account[]> {
+        const accounts = specs.map((spec, i) => anAccount({ createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), ...spec }));
+        // Written in reverse: the order must come from createdAt, not from the order of writes.
+        for (const account of [...accounts].reverse()) await store.createAccount(account);
+        return accounts;
+      }
+
+      async function everyPage(query: Omit<AccountQuery, 'after'>): Promise<Account[][]> {
+        const pages: Account[][] = [];
+        let after: AccountPosition | undefined;
+        for (;;) {
+          const page = await store.listAccounts({ ...query, ...(after ? { after } : {}) });
+          pages.push(page.accounts);
+          if (!page.next) return pages;
+          after = page.next;
+        }
+      }
+
+      it('when there are no accounts, then the page is empty and has no next', async () => {
+        expect(await store.listAccounts({ limit: 20 })).toEqual({ accounts: [], next: null });
+      });
+
+      it('when accounts are paged, then every one comes once, oldest first, with a next position only while more remain', async () => {
+        const accounts = await createInOrder(Array.from({ length: 7 }, (_, i) => ({ name: `Account ${i}` })));
+        const pages = await everyPage({ limit: 3 });
+        expect(pages.map((page) => page.map((account) => account.name))).toEqual([
+          ['Account 0', 'Account 1', 'Account 2'],
+          ['Account 3', 'Account 4', 'Account 5'],
+          ['Account 6'],
+        ]);
+        expect(pages.flat()).toEqual(accounts);
+        const exact = await store.listAccounts({ limit: 7 });
+        expect(exact.next).toBeNull();
+        expect(exact.accounts).toHaveLength(7);
+      });
+
+      it('when several accounts share a creation time, then they are ordered by id and paging neither skips nor repeats', async () => {
+        const at = '2026-05-05T05:05:05.005Z';
+        const accounts = Array.from({ length: 5 }, () => anAccount({ createdAt: at }));
+        for (const account of accounts) await store.createAccount(account);
+        const listed = (await everyPage({ limit: 2 })).flat().map((account) => account.id);
+        expect(listed).toEqual(accounts.map((account) => account.id).sort());
+      });
+
+      it('when filtered by plan, then only that plan\'s accounts come, and a plan change moves an account between filters', async () => {
+        const [a, b, c] = await createInOrder([{ plan: 'free' }, { plan: 'pro' }, { plan: 'free' }]);
+        expect((await store.listAccounts({ limit: 10, plan: 'free' })).accounts.map((x) => x.id)).toEqual([a!.id, c!.id]);
+        await store.updateAccount({ ...a!, plan: 'pro' });
+        expect((await store.listAccounts({ limit: 10, plan: 'free' })).accounts.map((x) => x.id)).toEqual([c!.id]);
+        expect((await store.listAccounts({ limit: 10, plan: 'pro' })).accounts.map((x) => x.id)).toEqual([a!.id, b!.id]);
+        expect((await store.listAccounts({ limit: 10, plan: 'enterprise' })).accounts).toEqual([]);
+        expect((await store.listAccounts({ limit: 10 })).accounts.map((x) => x.id)).toEqual([a!.id, b!.id, c!.id]);
+      });
+
+      it('when searched, then the text matches inside the name or the email without regard to case, Unicode included', async () => {
+        const [acme, zoe, other] = await createInOrder([
+          { name: 'ACME Pets' },
+          { name: 'Zoë Ünïcødé', email: 'Zoe@Example.COM' },
+          { name: 'Other', email: 'ops@acme.example' },
+        ]);
+        const ids = async (search: string, plan?: Account['plan']) =>
+          (await store.listAccounts({ limit: 10, search: normaliseSearch(search), ...(plan ? { plan } : {}) })).accounts.map((x) => x.id);
+        expect(await ids('acme')).toEqual([acme!.id, other!.id]);
+        expect(await ids('ZOË ÜN')).toEqual([zoe!.id]);
+        expect(await ids('example.com')).toEqual([zoe!.id]);
+        expect(await ids('pets\nzoe')).toEqual([]);
+        expect(await ids('%')).toEqual([]);
+        expect(await ids('.')).toEqual([zoe!.id, other!.id]);
+        expect(await ids('acme', 'free')).toEqual([]);
+      });
+
+      it('when a renamed account is searched, then it is found by its new name only', async () => {
+        const [account] = await createInOrder([{ name: 'Old Name' }]);
+        await store.updateAccount({ ...account!, name: 'New Name' });
+        expect((await store.listAccounts({ limit: 10, search: 'old' })).accounts).toEqual([]);
+        expect((await store.listAccounts({ limit: 10, search: 'new' })).accounts.map((x) => x.id)).toEqual([account!.id]);
+      });
+
+      it('when a search matches only a few of many accounts, then the pages hold the matches and end where they end', async () => {
+        const specs = Array.from({ length: 40 }, (_, i) => ({ name: i % 10 === 3 ? `Needle ${i}` : `Hay ${i}` }));
+        await createInOrder(specs);
+        const pages = await everyPage({ limit: 2, search: 'needle' });
+        expect(pages.map((page) => page.map((account) => account.name))).toEqual([['Needle 3', 'Needle 13'], ['Needle 23', 'Needle 33']]);
       });
     });
 

@@ -57,7 +57,18 @@ describe('RedisAccountStore specifics', () => {
     await store.addKey({ id: keyId, accountId, hash: hashApiKey(key), createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null });
     await store.setPlan({ name: 'pro', perMinute: 1, perDay: 2 });
     const keys = (await redis.command('KEYS', '*')).split('\r\n').filter((line) => line && !/^[*$]/.test(line));
-    expect(keys.sort()).toEqual([`gw:account:${accountId}`, `gw:account:${accountId}:keys`, `gw:key:${keyId}`, `gw:keyhash:${hashApiKey(key)}`, 'gw:plans'].sort());
+    expect(keys.sort()).toEqual(
+      [
+        `gw:account:${accountId}`,
+        `gw:account:${accountId}:keys`,
+        `gw:key:${keyId}`,
+        `gw:keyhash:${hashApiKey(key)}`,
+        'gw:plans',
+        'gw:accounts:created',
+        'gw:accounts:plan:free',
+        'gw:accounts:search',
+      ].sort(),
+    );
     for (const name of keys) {
       const dump = await redis.command('DUMP', name);
       expect(dump).not.toContain(key);
@@ -106,5 +117,37 @@ describe('RedisAccountStore specifics', () => {
     await waitFor(() => events.some((event) => event.type === 'reset'), 5_000, 'a reset event');
     await waitFor(async () => (await store.setPlan({ name: 'pro', perMinute: 9, perDay: 99 }).then(() => true)), 5_000, 'the command connection');
     await waitFor(() => events.some((event) => event.type === 'plan'), 1_000, 'the plan event after the reconnect');
+  });
+
+  it('when a search has to look further than one script call may, then it continues in more calls and never scans the keyspace', async () => {
+    const small = await RedisAccountStore.connect(redis.url, { listBudget: 7 });
+    try {
+      for (let i = 0; i < 40; i++) {
+        const name = i % 10 === 3 ? `Needle ${i}` : `Hay ${i}`;
+        await small.createAccount({ id: newAccountId(), name, plan: 'free', perMinute: null, perDay: null, email: null, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() });
+      }
+      await redis.resetStats();
+      const first = await small.listAccounts({ limit: 3, search: 'needle' });
+      expect(first.accounts.map((account) => account.name)).toEqual(['Needle 3', 'Needle 13', 'Needle 23']);
+      expect(first.next).not.toBeNull();
+      const stats = await redis.commandStats();
+      // 34 entries looked at (up to the fourth match) in calls of at most 7.
+      expect((stats['eval'] ?? 0) + (stats['evalsha'] ?? 0)).toBe(5);
+      expect(stats['scan'] ?? 0).toBe(0);
+      expect(stats['keys'] ?? 0).toBe(0);
+      const rest = await small.listAccounts({ limit: 3, search: 'needle', after: first.next! });
+      expect(rest).toEqual({ accounts: [expect.objectContaining({ name: 'Needle 33' })], next: null });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('when an account stored before the indexes existed is updated, then it joins them', async () => {
+    const id = newAccountId();
+    await redis.command('HSET', `gw:account:${id}`, 'id', id, 'name', 'Legacy', 'plan', 'pro', 'perMinute', '', 'perDay', '', 'email', '', 'createdAt', '2025-01-01T00:00:00.000Z');
+    expect((await store.listAccounts({ limit: 10 })).accounts).toEqual([]);
+    const legacy = (await store.getAccount(id))!;
+    await store.updateAccount({ ...legacy, plan: 'business' });
+    expect((await store.listAccounts({ limit: 10, plan: 'business', search: 'legacy' })).accounts.map((account) => account.id)).toEqual([id]);
   });
 });

@@ -1,25 +1,22 @@
 import express from 'express';
 import request from 'supertest';
 import { createLogger } from '../../shared/src/logger';
-import { AccountService } from '../src/admin/account-service';
-import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
 import { BUILT_IN_PLANS } from '../src/accounts/types';
 import { createAdminApp } from '../src/admin/app';
 import { hashApiKey, parseApiKey } from '../src/keys/api-key';
-import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { TestRedis } from '../../test/helpers/redis-server';
+import { opsParts } from './support/ops';
 
 const TOKEN = 'test-admin-token-0123456789';
 const logger = createLogger('admin-test', 'silent');
 
 function setup() {
-  const store = new MemoryAccountStore();
-  const limiter = new MemoryLimiter({ threshold: 2, seconds: 900 });
-  const service = new AccountService({ store, limiter });
+  const { store, limiter, service, reports } = opsParts();
   const app = createAdminApp({
     service,
+    reports,
     adminToken: TOKEN,
     logger,
     extraRoutes: (router, { requireAdmin }) => {
@@ -84,7 +81,8 @@ describe('admin authentication', () => {
   });
 
   it('when the admin token is empty, then the app refuses to be built', () => {
-    expect(() => createAdminApp({ service: ctx.service, adminToken: '', logger })).toThrow(/admin token/);
+    expect(() => createAdminApp({ service: ctx.service, reports: opsParts().reports, adminToken: '', logger })).toThrow(/admin token/);
+    expect(() => createAdminApp({ service: ctx.service, reports: opsParts().reports, logger })).toThrow(/admin token/);
   });
 });
 
@@ -258,7 +256,7 @@ describe('keys', () => {
     const account = await createAccount({ name: 'A', plan: 'pro' });
     const res = await ctx.api.post(`/admin/accounts/${account.id}/keys`).set(ctx.auth);
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^key_/), key: expect.any(String), accountId: account.id, createdAt: expect.any(String) });
+    expect(res.body).toEqual({ id: expect.stringMatching(/^key_/), key: expect.any(String), accountId: account.id, createdAt: expect.any(String), environment: 'production' });
     expect(parseApiKey(res.body.key).ok).toBe(true);
     const stored = await ctx.store.getKey(res.body.id);
     expect(stored).toMatchObject({ hash: hashApiKey(res.body.key), revokedAt: null });
@@ -352,10 +350,14 @@ describe('plans', () => {
 
 describe('routing', () => {
   it.each([
-    ['GET', '/admin/accounts', 'POST'],
+    ['DELETE', '/admin/accounts', 'GET, POST'],
     ['DELETE', '/admin/accounts/acct_AAAAAAAAAAAAAAAAAAAA', 'GET, PATCH'],
     ['PUT', '/admin/accounts/acct_AAAAAAAAAAAAAAAAAAAA', 'GET, PATCH'],
-    ['GET', '/admin/accounts/acct_AAAAAAAAAAAAAAAAAAAA/keys', 'POST'],
+    ['PUT', '/admin/accounts/acct_AAAAAAAAAAAAAAAAAAAA/keys', 'GET, POST'],
+    ['POST', '/admin/usage/top', 'GET'],
+    ['DELETE', '/admin/usage/refused', 'GET'],
+    ['POST', '/admin/audit', 'GET'],
+    ['POST', '/admin/me', 'GET'],
     ['GET', '/admin/keys/key_AAAAAAAAAAAAAAAAAAAA', 'DELETE'],
     ['POST', '/admin/keys/key_AAAAAAAAAAAAAAAAAAAA/ban', 'DELETE'],
     ['POST', '/admin/plans', 'GET'],
@@ -397,7 +399,8 @@ describe('admin API over a Redis store that is down', () => {
   });
 
   it('when Redis is unreachable, then 503 service_unavailable with Retry-After, quickly', async () => {
-    const app = express().use(createAdminApp({ service: new AccountService({ store, limiter: new MemoryLimiter({ threshold: null, seconds: 900 }) }), adminToken: TOKEN, logger }));
+    const { service, reports } = opsParts({ store });
+    const app = express().use(createAdminApp({ service, reports, adminToken: TOKEN, logger }));
     const created = await request(app).post('/admin/accounts').set('Authorization', `Bearer ${TOKEN}`).send({ name: 'A', plan: 'free' });
     expect(created.status).toBe(201);
     await redis.stop();

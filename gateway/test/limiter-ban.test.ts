@@ -95,4 +95,17 @@ describe('ban', () => {
     await b.liftBan(subject.keyId);
     expect((await b.consumeKey({ ...subject, quotas: { perMinute: 10, perDay: 1000 } })).outcome).toBe('allowed');
   });
+
+  it('when a key is banned on one replica, then bannedUntil on another gives the same end, and null once lifted', async () => {
+    const [a, b] = [await replica(), await replica()];
+    const subject = { accountId: randomUUID(), keyId: randomUUID(), quotas: { perMinute: 2, perDay: 1000 } };
+    expect(await b.bannedUntil(subject)).toBeNull();
+    await getBanned(a, subject);
+    const banned = await a.consumeKey(subject);
+    if (banned.outcome !== 'banned') throw new Error(`expected a ban, got ${banned.outcome}`);
+    const until = await b.bannedUntil(subject);
+    expect(Math.abs((until ?? 0) - banned.bannedUntilMs)).toBeLessThan(1_000);
+    await a.liftBan(subject.keyId);
+    expect(await b.bannedUntil(subject)).toBeNull();
+  });
 });

@@ -1,7 +1,7 @@
 import { AccountService } from '../src/admin/account-service';
 import { StoreUnavailableError } from '../src/store-errors';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
-import { PrincipalResolver } from '../src/accounts/principal-resolver';
+import { NOT_ADMITTED, PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
 import type { AccountStore, ApiKeyRecord } from '../src/accounts/types';
 import { generateApiKey, hashApiKey } from '../src/keys/api-key';
@@ -99,7 +99,7 @@ describe('PrincipalResolver with the in-process store', () => {
     const key = generateApiKey();
     expect(await resolver.resolve(key)).toBeNull();
     expect(await resolver.resolve(key)).toBeNull();
-    expect(spy.calls).toEqual(['findKeyByHash']);
+    expect(spy.calls).toEqual(['resolveKey']);
     const account = await service.createAccount({ name: 'Late', plan: 'free' });
     const record: ApiKeyRecord = { id: 'key_AAAAAAAAAAAAAAAAAAAA', accountId: account.id, hash: hashApiKey(key), createdAt: new Date().toISOString(), revokedAt: null };
     await memory.addKey(record);
@@ -186,7 +186,7 @@ describe('PrincipalResolver with the in-process store', () => {
     spy.calls.length = 0;
     const results = await Promise.all(Array.from({ length: 20 }, () => resolver.resolve(key.key)));
     expect(new Set(results.map((r) => r?.keyId))).toEqual(new Set([key.id]));
-    expect(spy.calls).toEqual(['findKeyByHash', 'getAccount', 'getPlan']);
+    expect(spy.calls).toEqual(['resolveKey']);
   });
 
   it('when a key is revoked while its lookup is under way, then the stale answer is not cached', async () => {
@@ -209,11 +209,123 @@ describe('PrincipalResolver with the in-process store', () => {
     slow.close();
   });
 
-  it('when more keys than maxEntries are seen, then the oldest entries are evicted', async () => {
-    const small = new PrincipalResolver({ store: spy.store, maxEntries: 3 });
+  it('when more unknown keys than maxUnknownEntries are seen, then the oldest unknown ones are evicted and no valid key is', async () => {
+    const { key } = await withKey(service);
+    const small = new PrincipalResolver({ store: spy.store, maxEntries: 2, maxUnknownEntries: 3 });
+    await small.resolve(key.key);
     for (let i = 0; i < 10; i++) await small.resolve(generateApiKey());
-    expect(small.size).toBe(3);
+    expect(small.stats).toMatchObject({ entries: { valid: 1, unknown: 3 }, evictions: { valid: 0, unknown: 7 } });
     small.close();
+  });
+
+  it('when a flood of distinct well-formed unknown keys passes, then a known key stays cached and costs no store call', async () => {
+    const { key } = await withKey(service);
+    const small = new PrincipalResolver({ store: spy.store, maxEntries: 100, maxUnknownEntries: 50 });
+    await small.resolve(key.key);
+    for (let i = 0; i < 1_000; i++) expect(await small.resolve(generateApiKey())).toBeNull();
+    spy.calls.length = 0;
+    expect(await small.resolve(key.key)).not.toBeNull();
+    expect(spy.calls).toEqual([]);
+    small.close();
+  });
+
+  it('when the cache of valid keys is full, then the least recently used key is evicted, not the one just used', async () => {
+    const lru = new PrincipalResolver({ store: spy.store, maxEntries: 2 });
+    const [a, b, c] = [await withKey(service), await withKey(service), await withKey(service)];
+    await lru.resolve(a.key.key);
+    await lru.resolve(b.key.key);
+    await lru.resolve(a.key.key); // a hit: a is now more recent than b
+    await lru.resolve(c.key.key);
+    expect(lru.cached(a.key.key).state).toBe('valid');
+    expect(lru.cached(b.key.key).state).toBe('uncached');
+    expect(lru.stats.evictions).toEqual({ valid: 1, unknown: 0 });
+    lru.close();
+  });
+
+  it('when asked what the caches know, then valid, refused (unknown, revoked or malformed), recheck (aged out or invalidated) or uncached, with no store call', async () => {
+    const { key } = await withKey(service);
+    const revoked = await withKey(service);
+    const unknown = generateApiKey();
+    expect(resolver.cached(key.key)).toEqual({ state: 'uncached' });
+    expect(resolver.cached('ask_live_nonsense')).toEqual({ state: 'refused' });
+    await resolver.resolve(key.key);
+    await resolver.resolve(unknown);
+    await service.revokeKey(revoked.key.id);
+    await resolver.resolve(revoked.key.key);
+    spy.calls.length = 0;
+    expect(resolver.cached(key.key)).toMatchObject({ state: 'valid', principal: { keyId: key.id } });
+    expect(resolver.cached(unknown)).toEqual({ state: 'refused' });
+    expect(resolver.cached(revoked.key.key)).toEqual({ state: 'refused' });
+    now += 30_001;
+    expect(resolver.cached(key.key)).toEqual({ state: 'recheck' });
+    expect(resolver.cached(unknown)).toEqual({ state: 'uncached' }); // an expired unknown key is anyone's to mint again
+    await resolver.lookUp(key.key);
+    await service.setPlan('free', { perMinute: 61, perDay: 1_001 });
+    expect(resolver.cached(key.key)).toEqual({ state: 'recheck' });
+    expect(spy.calls).toEqual(['resolveKey']); // the one lookUp; setPlan went to the store directly
+  });
+
+  it('when answers come from the caches or the store, then the stats count hits, unknown-key hits and misses', async () => {
+    const { key } = await withKey(service);
+    const unknown = generateApiKey();
+    await resolver.resolve(key.key); // miss
+    await resolver.resolve(key.key); // hit
+    await resolver.resolve(unknown); // miss
+    await resolver.resolve(unknown); // unknown hit
+    await resolver.resolve(unknown); // unknown hit
+    expect(resolver.stats).toEqual({ hits: 1, unknownHits: 2, misses: 2, staleServed: 0, evictions: { valid: 0, unknown: 0 }, entries: { valid: 1, unknown: 1 } });
+  });
+
+  it('when the admission of a lookup is refused, then NOT_ADMITTED and no store call; admitted, the store is asked', async () => {
+    const { key } = await withKey(service);
+    expect(await resolver.lookUp(key.key, async () => false)).toBe(NOT_ADMITTED);
+    expect(spy.calls).toEqual([]);
+    expect(await resolver.lookUp(key.key, async () => true)).toMatchObject({ keyId: key.id });
+    expect(spy.calls).toEqual(['resolveKey']);
+  });
+
+  it('when many requests look up one key at once, then one admission is asked and one store call made for all of them', async () => {
+    const { key } = await withKey(service);
+    spy.calls.length = 0;
+    let admissions = 0;
+    const admit = async () => {
+      admissions++;
+      await new Promise((resolve) => setTimeout(resolve, 5)); // e.g. the anonymous counter in Redis
+      return true;
+    };
+    const results = await Promise.all(Array.from({ length: 20 }, () => resolver.lookUp(key.key, admit)));
+    expect(results.every((r) => r !== null && r !== NOT_ADMITTED && r.keyId === key.id)).toBe(true);
+    expect(admissions).toBe(1);
+    expect(spy.calls).toEqual(['resolveKey']);
+  });
+
+  it("when the shared lookup's admission is refused, then each waiting caller asks its own, so no lookup goes unpaid", async () => {
+    const { key } = await withKey(service);
+    spy.calls.length = 0;
+    const asked: string[] = [];
+    const admission = (who: string, answer: boolean) => async () => {
+      asked.push(who);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return answer;
+    };
+    const [first, second, third] = await Promise.all([
+      resolver.lookUp(key.key, admission('first', false)),
+      resolver.lookUp(key.key, admission('second', true)),
+      resolver.lookUp(key.key, admission('third', true)),
+    ]);
+    expect(first).toBe(NOT_ADMITTED);
+    expect(second).toMatchObject({ keyId: key.id });
+    expect(third).toMatchObject({ keyId: key.id });
+    expect(asked).toEqual(['first', 'second']); // the third shared the second's paid lookup
+    expect(spy.calls).toEqual(['resolveKey']);
+  });
+
+  it('when a plan change arrives while the store fails, then the invalidated keys are not served stale', async () => {
+    const { key } = await withKey(service);
+    await resolver.resolve(key.key);
+    await service.setPlan('free', { perMinute: 61, perDay: 1_001 });
+    spy.fail(true);
+    await expect(resolver.resolve(key.key)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 });
 
@@ -312,6 +424,32 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
     await redis.resetStats();
     expect(await resolverA.resolve(key.key)).not.toBeNull();
     expect(commandsBesidesStats(await redis.commandStats())).toEqual({});
+  });
+
+  it('when an uncached key is resolved, then Redis receives exactly one command', async () => {
+    const { key } = await replicatedKey();
+    // Commands a script runs show up in commandstats too: one EVAL is the one round trip; inside it,
+    // GET of the hash index, HGETALL of the key and of its account, HGET of the plan's numbers.
+    await redis.resetStats();
+    expect(await resolverA.resolve(key.key)).not.toBeNull();
+    expect(commandsBesidesStats(await redis.commandStats())).toEqual({ eval: 1, get: 1, hgetall: 2, hget: 1 });
+    await redis.resetStats();
+    expect(await resolverA.resolve(generateApiKey())).toBeNull();
+    expect(commandsBesidesStats(await redis.commandStats())).toEqual({ eval: 1, get: 1 });
+  });
+
+  it('when a flood of distinct unknown keys passes, then a known key is still cached: no Redis command for it', async () => {
+    const { key } = await replicatedKey();
+    const small = new PrincipalResolver({ store: storeA, maxEntries: 100, maxUnknownEntries: 50 });
+    try {
+      await small.resolve(key.key);
+      for (let i = 0; i < 500; i++) expect(await small.resolve(generateApiKey())).toBeNull();
+      await redis.resetStats();
+      expect(await small.resolve(key.key)).not.toBeNull();
+      expect(commandsBesidesStats(await redis.commandStats())).toEqual({});
+    } finally {
+      small.close();
+    }
   });
 
   it('when Redis goes away, then a replica keeps serving cached keys; when it returns (empty), the reset makes the replica re-read', async () => {

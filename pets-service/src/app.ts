@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { errorHandler, notFoundHandler } from '../../shared/src/errors';
-import { httpLogger, type Logger } from '../../shared/src/logger';
+import { accessLog } from '../../shared/src/access-log';
+import type { Logger } from '../../shared/src/logger';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import { authenticateInternalToken } from './http/authenticate';
@@ -26,7 +27,7 @@ export function createApp({ service, logger, internalTokenSecret, publicBaseUrl,
   app.disable('x-powered-by');
 
   app.use(requestId);
-  app.use(httpLogger(logger));
+  app.use(accessLog(logger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -73,6 +73,25 @@ export class EnvReader {
     }
   }
 
+  /** A comma-separated list of URLs (white space around entries ignored), each with one of `protocols`. */
+  urlList(name: string, fallback: string[], protocols: string[]): string[] {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const entries = raw.split(',').map((entry) => entry.trim());
+    const invalid = entries.filter((entry) => {
+      try {
+        return !protocols.includes(new URL(entry).protocol);
+      } catch {
+        return true;
+      }
+    });
+    if (invalid.length > 0) {
+      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map((e) => `"${e}"`).join(', ')} is not one`);
+      return fallback;
+    }
+    return entries;
+  }
+
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
     const raw = this.string(name);
     if (raw === undefined) return fallback;

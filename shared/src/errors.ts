@@ -18,6 +18,8 @@ export const ERROR_CATALOGUE = {
   bad_gateway: 502,
   service_unavailable: 503,
   gateway_timeout: 504,
+  /** The request body did not arrive in full within the body deadline. */
+  request_timeout: 408,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

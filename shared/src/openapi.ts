@@ -26,7 +26,7 @@ const errorWithHeaders = (description: string, extra: Record<string, unknown> = 
 });
 
 const commonErrors = {
-  '401': errorWithHeaders('API key missing or invalid (code `unauthorized`).', {
+  '401': errorWithHeaders('API key missing, invalid, revoked or of the other environment (code `unauthorized`).', {
     'WWW-Authenticate': { schema: { type: 'string' }, description: 'Always `Bearer`.' },
   }),
   '429': errorWithHeaders('Rate limit exceeded (`rate_limited`) or the key is temporarily banned (`temporarily_banned`).', {
@@ -54,7 +54,16 @@ export const openApiDocument = {
     { url: 'http://localhost:8080/v1', description: 'Local gateway (npm start)' },
   ],
   security: [{ bearerAuth: [] }],
-  tags: [{ name: 'pets' }, { name: 'store', description: 'Orders: not implemented yet; answers 501 `not_implemented`.' }],
+  tags: [
+    { name: 'pets' },
+    {
+      name: 'store',
+      description: 'Orders: not implemented yet; every operation under `/store/` answers 501 `not_implemented`.',
+      // Read by the gateway's route table: everything under this prefix is answered 501.
+      'x-path-prefix': '/store',
+      'x-not-implemented': true,
+    },
+  ],
   paths: {
     '/pets': {
       get: {
@@ -99,6 +108,7 @@ export const openApiDocument = {
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
           },
           '400': errorWithHeaders('Invalid body (`invalid_body`) or malformed JSON (`malformed_json`).'),
+          '408': errorWithHeaders('The body did not arrive in full within the body deadline (`request_timeout`); the connection is closed.'),
           '413': errorWithHeaders('Body over 16 KiB (`payload_too_large`).'),
           '415': errorWithHeaders('Content type missing or not `application/json` (`unsupported_media_type`).'),
           ...commonErrors,
@@ -132,13 +142,19 @@ export const openApiDocument = {
         tags: ['store'],
         summary: 'List orders (not implemented)',
         'x-stability': 'experimental',
+        'x-not-implemented': true,
         responses: { '501': errorWithHeaders('Not implemented yet (`not_implemented`).'), ...commonErrors },
       },
     },
   },
   components: {
     securitySchemes: {
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from `npm run admin -- keys create`.' },
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'An API key: `ask_live_…` for production, `ask_test_…` for staging. Each environment refuses the other\'s keys with 401 `unauthorized` and a message naming the environment the key belongs to.',
+      },
     },
     parameters: {
       limit: {

@@ -11,7 +11,7 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof offered === 'string' && ACCEPTABLE_ID.test(offered) ? offered : randomUUID();
 }
 
-/** Gives every request an id (`req.id`, read by pino-http) and every response the header. */
+/** Gives every request an id (`req.id`, read by the access log) and every response the header. */
 export const requestId: RequestHandler = (req, res, next) => {
   const id = requestIdOf(req);
   req.id = id;

@@ -12,6 +12,7 @@ export const INTERNAL_JWT_SECRET_MIN_LENGTH = 32;
 
 export const API_ENVIRONMENTS = ['production', 'staging'] as const;
 export type ApiEnvironment = (typeof API_ENVIRONMENTS)[number];
+export const DEFAULT_API_ENVIRONMENT: ApiEnvironment = 'production';
 
 /** The path every public URL of the API starts with. */
 export const PUBLIC_PATH_PREFIX = '/v1';
@@ -37,7 +38,7 @@ export function readSharedSettings(read: EnvReader): SharedSettings {
     internalJwtSecretGenerated: secret.generated,
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     publicBaseUrl: readPublicBaseUrl(read),
-    apiEnvironment: read.oneOf('API_ENVIRONMENT', 'production', API_ENVIRONMENTS),
+    apiEnvironment: read.oneOf('API_ENVIRONMENT', DEFAULT_API_ENVIRONMENT, API_ENVIRONMENTS),
   };
 }
 

@@ -66,6 +66,36 @@ describe('production start without secrets', () => {
     expect(pets.output).toContain('INTERNAL_JWT_SECRET');
   });
 
+  it.each(['Production', 'PRODUCTION'])('when NODE_ENV=%s, then the gateway starts in production mode: secrets required, no generated token, no demo key', async (nodeEnv) => {
+    const refused = ServiceProcess.spawn(COMPILED.gateway, { NODE_ENV: nodeEnv, PORT: String(await freePort()) });
+    expect(await refused.waitForExit()).toBe(1);
+    expect(refused.output).toContain('ADMIN_TOKEN is required when NODE_ENV=production');
+
+    const [port, adminPort] = [await freePort(), await freePort()];
+    const gateway = ServiceProcess.spawn(COMPILED.gateway, {
+      NODE_ENV: nodeEnv,
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      ADMIN_TOKEN: 'a-production-admin-token-0123456789',
+      INTERNAL_JWT_SECRET: 'x'.repeat(32),
+    });
+    try {
+      await gateway.ready(`http://127.0.0.1:${port}/healthz`);
+      await waitFor(() => /gateway ready/.test(gateway.output), 5_000, 'the start banner');
+      expect(gateway.output).not.toMatch(/demo API key|admin token {2}|ask_live_/);
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+    }
+  });
+
+  it('when NODE_ENV is not a known environment, then both services refuse to start naming it', async () => {
+    const gateway = ServiceProcess.spawn(COMPILED.gateway, { NODE_ENV: 'prod', PORT: String(await freePort()), INTERNAL_JWT_SECRET: 'x'.repeat(32) });
+    const pets = ServiceProcess.spawn(COMPILED.pets, { NODE_ENV: 'prod', PETS_PORT: String(await freePort()), INTERNAL_JWT_SECRET: 'x'.repeat(32) });
+    expect(await gateway.waitForExit()).toBe(1);
+    expect(await pets.waitForExit()).toBe(1);
+    for (const output of [gateway.output, pets.output]) expect(output).toContain('NODE_ENV must be one of development, test, production (any case), got "prod"');
+  });
+
   it('when a variable is malformed, then the gateway refuses to start naming it', async () => {
     const gateway = ServiceProcess.spawn(COMPILED.gateway, { PORT: 'http', UPSTREAM_TIMEOUT_MS: 'soon', INTERNAL_JWT_SECRET: 'x'.repeat(32) });
     expect(await gateway.waitForExit()).toBe(1);

@@ -1,6 +1,19 @@
 import { StoreConflictError } from './errors';
+import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
-import { BUILT_IN_PLANS, PLAN_NAMES, type Account, type AccountStore, type ApiKeyRecord, type ChangeEvent, type Plan, type PlanName } from './types';
+import {
+  BUILT_IN_PLANS,
+  PLAN_NAMES,
+  type Account,
+  type AccountPage,
+  type AccountQuery,
+  type AccountStore,
+  type ApiKeyRecord,
+  type ChangeEvent,
+  type KeyResolution,
+  type Plan,
+  type PlanName,
+} from './types';
 
 /**
  * The in-process store (the embedded default when no Redis is configured).
@@ -13,11 +26,29 @@ export class MemoryAccountStore implements AccountStore {
   private readonly keyIdByHash = new Map<string, string>();
   private readonly plans = new Map<PlanName, Plan>(BUILT_IN_PLANS.map((plan) => [plan.name, { ...plan }]));
   private readonly listeners = new Set<(event: ChangeEvent) => void>();
+  /** Every account's order key (see `orderKeyOf`), kept sorted: the creation order listings page through. */
+  private readonly creationOrder: string[] = [];
+  private readonly lastUsed = new Map<string, number>();
 
   async createAccount(account: Account): Promise<void> {
     if (this.accounts.has(account.id)) throw new StoreConflictError(`account ${account.id} already exists`);
     this.accounts.set(account.id, { ...account });
+    const orderKey = orderKeyOf(positionOf(account));
+    this.creationOrder.splice(firstAfter(this.creationOrder, orderKey), 0, orderKey);
     this.emit({ type: 'account', accountId: account.id });
+  }
+
+  async listAccounts({ limit, after, plan, search }: AccountQuery): Promise<AccountPage> {
+    const accounts: Account[] = [];
+    const start = after ? firstAfter(this.creationOrder, orderKeyOf(after)) : 0;
+    for (let i = start; i < this.creationOrder.length; i++) {
+      const account = this.accounts.get(positionOfOrderKey(this.creationOrder[i]!).id)!;
+      if (plan !== undefined && account.plan !== plan) continue;
+      if (search !== undefined && !searchTextOf(account).includes(search)) continue;
+      if (accounts.length === limit) return { accounts, next: positionOf(accounts[accounts.length - 1]!) };
+      accounts.push({ ...account });
+    }
+    return { accounts, next: null };
   }
 
   async getAccount(id: string): Promise<Account | null> {
@@ -49,6 +80,13 @@ export class MemoryAccountStore implements AccountStore {
     return id === undefined ? null : this.getKey(id);
   }
 
+  async resolveKey(hash: string): Promise<KeyResolution | null> {
+    const key = await this.findKeyByHash(hash);
+    if (!key) return null;
+    const account = await this.getAccount(key.accountId);
+    return { key, account, plan: account ? await this.getPlan(account.plan) : null };
+  }
+
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
     return sortKeys([...this.keys.values()].filter((key) => key.accountId === accountId).map((key) => ({ ...key })));
   }
@@ -60,6 +98,19 @@ export class MemoryAccountStore implements AccountStore {
     if (key.revokedAt === null) key.revokedAt = at;
     this.emit({ type: 'key', keyId: key.id, hash: key.hash });
     return true;
+  }
+
+  async recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {
+    for (const [keyId, at] of uses) if (at > (this.lastUsed.get(keyId) ?? 0)) this.lastUsed.set(keyId, at);
+  }
+
+  async keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (const keyId of keyIds) {
+      const at = this.lastUsed.get(keyId);
+      if (at !== undefined) found.set(keyId, at);
+    }
+    return found;
   }
 
   async listPlans(): Promise<Plan[]> {
@@ -104,4 +155,16 @@ export class MemoryAccountStore implements AccountStore {
       }
     }
   }
+}
+
+/** Index of the first entry greater than `orderKey` in a sorted array (binary search). */
+function firstAfter(sorted: readonly string[], orderKey: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! <= orderKey) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

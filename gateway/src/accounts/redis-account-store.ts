@@ -1,17 +1,20 @@
-import { ReplyError } from 'ioredis';
 import { connectRedis, createSubscriber, type Redis } from '../redis';
 import { StoreConflictError } from './errors';
+import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
-import { StoreUnavailableError, withDeadline } from '../store-errors';
+import { storeCall } from '../store-errors';
 
 const STORE_DEADLINE_MS = 500;
 import {
   BUILT_IN_PLANS,
   PLAN_NAMES,
   type Account,
+  type AccountPage,
+  type AccountQuery,
   type AccountStore,
   type ApiKeyRecord,
   type ChangeEvent,
+  type KeyResolution,
   type Plan,
   type PlanName,
 } from './types';
@@ -25,7 +28,13 @@ import {
  * - `gw:keyhash:{sha}` string: the key id, the index authentication uses
  * - `gw:account:{id}:keys` set: the ids of the account's keys
  * - `gw:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
+ * - `gw:accounts:created` sorted set, all scores 0, members `orderKeyOf(account)`: every account in
+ *   creation order, paged with ZRANGEBYLEX (the listing's index)
+ * - `gw:accounts:plan:{plan}` the same, one per plan (the plan filter's index)
+ * - `gw:accounts:search` hash: account id → `searchTextOf(account)` (what `q` is matched against)
+ * - `gw:keys:last-used` hash: key id → Unix ms of its last recorded use (flushed by the replicas)
  *
+ * The indexes are written in the same script as the account, so they can never disagree with it.
  * Every write and its `ChangeEvent` go out in one Lua script or MULTI, so no replica can miss
  * a change that was made: the PUBLISH happens exactly when the write does. Listeners are fed by a
  * separate subscriber connection; when it comes back after a disconnection, messages may have
@@ -39,18 +48,70 @@ export interface RedisAccountStoreOptions {
   prefix?: string;
   /** Whether `close()` also closes `redis` (true when the store created it). */
   ownsRedis?: boolean;
+  /** Index entries one listing script call may look at before it hands back (default 5,000). */
+  listBudget?: number;
 }
 
+// KEYS: account hash, creation index, search hash, then the plan indexes in PLAN_NAMES order.
+// ARGV: channel, event, account id, order key, the plan's position in PLAN_NAMES (1-based), search text, field/value pairs.
 const CREATE_ACCOUNT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+redis.call('ZADD', KEYS[2], 0, ARGV[4])
+redis.call('ZADD', KEYS[3 + tonumber(ARGV[5])], 0, ARGV[4])
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[6])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1`;
 
+// Same KEYS and ARGV as CREATE_ACCOUNT. The account leaves every plan index but its own (it was in
+// at most one), and the creation index is written again, which also indexes accounts stored before it.
 const UPDATE_ACCOUNT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+redis.call('ZADD', KEYS[2], 0, ARGV[4])
+for i = 4, #KEYS do redis.call('ZREM', KEYS[i], ARGV[4]) end
+redis.call('ZADD', KEYS[3 + tonumber(ARGV[5])], 0, ARGV[4])
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[6])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
+return 1`;
+
+/**
+ * One page of an index. KEYS: the index (creation or one plan's), the search hash.
+ * ARGV: where to start (a ZRANGEBYLEX bound: '-' or '(' .. order key), how many to find, the search
+ * text ('' matches all), how many entries this call may look at. Returns {exhausted (0/1), the last
+ * order key looked at, the order keys found...}: the caller calls again from the last one looked at
+ * until it has enough or the index is exhausted, so no single call holds Redis for long.
+ */
+const LIST_ACCOUNTS = `
+local from, wanted, search, budget = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local found, last, looked = {}, '', 0
+while looked < budget do
+  local chunk = redis.call('ZRANGEBYLEX', KEYS[1], from, '+', 'LIMIT', 0, math.min(256, budget - looked))
+  if #chunk == 0 then return {1, last, unpack(found)} end
+  for _, orderKey in ipairs(chunk) do
+    looked = looked + 1
+    last = orderKey
+    if search == '' then
+      found[#found + 1] = orderKey
+    else
+      local text = redis.call('HGET', KEYS[2], string.sub(orderKey, 17))
+      if text and string.find(text, search, 1, true) then found[#found + 1] = orderKey end
+    end
+    if #found >= wanted then return {0, last, unpack(found)} end
+  end
+  from = '(' .. last
+end
+return {0, last, unpack(found)}`;
+
+/** Entries one LIST_ACCOUNTS call may look at by default: a few milliseconds of Redis time at most. */
+const LIST_BUDGET = 5_000;
+
+// KEYS: the last-used hash. ARGV: key id, Unix ms, key id, Unix ms... A later time than the one there wins.
+const RECORD_KEY_USE = `
+for i = 1, #ARGV, 2 do
+  local at = tonumber(ARGV[i + 1])
+  if at > tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '0') then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
 return 1`;
 
 // KEYS: key hash, hash index, the account's key set. ARGV: channel, event, key id, field/value pairs.
@@ -71,19 +132,37 @@ if redis.call('HGET', KEYS[1], 'revokedAt') == '' then redis.call('HSET', KEYS[1
 redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[3], hash = hash }))
 return 1`;
 
+// KEYS: the hash index entry, the plans hash. ARGV: the names of a key record and of an account
+// without their ids (built by the store's key helpers), since the ids are only known in here.
+// Every name shares the prefix's hash slot, so on a cluster the undeclared ones are local too.
+// Returns nil for an unknown hash, else { key fields, account fields, the plan's stored numbers or nil }.
+const RESOLVE_KEY = `
+local id = redis.call('GET', KEYS[1])
+if not id then return false end
+local key = redis.call('HGETALL', ARGV[1] .. id)
+local accountId
+for i = 1, #key, 2 do if key[i] == 'accountId' then accountId = key[i + 1] end end
+if not accountId then return { key, {}, false } end
+local account = redis.call('HGETALL', ARGV[2] .. accountId)
+local plan = false
+for i = 1, #account, 2 do if account[i] == 'plan' then plan = redis.call('HGET', KEYS[2], account[i + 1]) end end
+return { key, account, plan }`;
+
 export class RedisAccountStore implements AccountStore {
   readonly channel: string;
   private readonly redis: Redis;
   private readonly subscriber: Redis;
   private readonly prefix: string;
   private readonly ownsRedis: boolean;
+  private readonly listBudget: number;
   private readonly listeners = new Set<(event: ChangeEvent) => void>();
   private readonly subscribed: Promise<void>;
   private hasBeenReady = false;
   private closed = false;
 
-  constructor({ redis, subscriber, prefix = 'gw:', ownsRedis = false }: RedisAccountStoreOptions) {
+  constructor({ redis, subscriber, prefix = 'gw:', ownsRedis = false, listBudget = LIST_BUDGET }: RedisAccountStoreOptions) {
     this.redis = redis;
+    this.listBudget = listBudget;
     this.subscriber = subscriber;
     this.prefix = prefix;
     this.ownsRedis = ownsRedis;
@@ -103,9 +182,9 @@ export class RedisAccountStore implements AccountStore {
   }
 
   /** A store with its own two connections (command and subscriber) to `url`. */
-  static async connect(url: string, options: { prefix?: string; waitMs?: number } = {}): Promise<RedisAccountStore> {
+  static async connect(url: string, options: { prefix?: string; waitMs?: number; listBudget?: number } = {}): Promise<RedisAccountStore> {
     const redis = await connectRedis(url, options.waitMs);
-    return new RedisAccountStore({ redis, subscriber: createSubscriber(url), prefix: options.prefix, ownsRedis: true });
+    return new RedisAccountStore({ redis, subscriber: createSubscriber(url), prefix: options.prefix, ownsRedis: true, listBudget: options.listBudget });
   }
 
   /** Resolves once the change feed is live (or the store closed); useful at start-up and in tests. */
@@ -114,10 +193,30 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async createAccount(account: Account): Promise<void> {
-    const created = await this.run(() =>
-      this.redis.eval(CREATE_ACCOUNT, 1, this.accountKey(account.id), this.channel, eventJson({ type: 'account', accountId: account.id }), ...accountFields(account)),
-    );
+    const created = await this.run(() => this.redis.eval(CREATE_ACCOUNT, ...this.accountWrite(account)));
     if (created !== 1) throw new StoreConflictError(`account ${account.id} already exists`);
+  }
+
+  async listAccounts({ limit, after, plan, search = '' }: AccountQuery): Promise<AccountPage> {
+    const index = plan === undefined ? this.key('accounts:created') : this.planIndexKey(plan);
+    const found: string[] = [];
+    let from = after ? `(${orderKeyOf(after)}` : '-';
+    // One more than the page: finding it is what says a next page exists.
+    for (;;) {
+      const reply = await this.run(() => this.redis.eval(LIST_ACCOUNTS, 2, index, this.key('accounts:search'), from, limit + 1 - found.length, search, this.listBudget));
+      const [exhausted, last, ...orderKeys] = reply as [number, string, ...string[]];
+      found.push(...orderKeys);
+      if (exhausted === 1 || found.length > limit || last === '') break;
+      from = `(${last}`;
+    }
+    const page = found.slice(0, limit).map((orderKey) => positionOfOrderKey(orderKey).id);
+    const replies = page.length === 0 ? [] : await this.run(() => page.reduce((pipeline, id) => pipeline.hgetall(this.accountKey(id)), this.redis.pipeline()).exec());
+    const accounts = (replies ?? []).map(([error, fields]) => {
+      if (error) throw error;
+      return toAccount(fields as Record<string, string>);
+    });
+    const listed = accounts.filter((account): account is Account => account !== null);
+    return { accounts: listed, next: found.length > limit ? positionOfOrderKey(found[limit - 1]!) : null };
   }
 
   async getAccount(id: string): Promise<Account | null> {
@@ -126,9 +225,7 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async updateAccount(account: Account): Promise<void> {
-    const updated = await this.run(() =>
-      this.redis.eval(UPDATE_ACCOUNT, 1, this.accountKey(account.id), this.channel, eventJson({ type: 'account', accountId: account.id }), ...accountFields(account)),
-    );
+    const updated = await this.run(() => this.redis.eval(UPDATE_ACCOUNT, ...this.accountWrite(account)));
     if (updated !== 1) throw new StoreConflictError(`account ${account.id} does not exist`);
   }
 
@@ -160,6 +257,17 @@ export class RedisAccountStore implements AccountStore {
     return id === null ? null : this.getKey(id);
   }
 
+  async resolveKey(hash: string): Promise<KeyResolution | null> {
+    const reply = await this.run(() => this.redis.eval(RESOLVE_KEY, 2, this.hashKey(hash), this.plansKey(), this.keyKey(''), this.accountKey('')));
+    if (!Array.isArray(reply)) return null;
+    const [keyFields, accountFields, storedPlan] = reply as [string[], string[], string | null];
+    const key = toKey(fromPairs(keyFields));
+    if (!key) return null;
+    const account = toAccount(fromPairs(accountFields));
+    const plan = account && PLAN_NAMES.includes(account.plan) ? toPlan(account.plan, storedPlan ?? undefined) : null;
+    return { key, account, plan };
+  }
+
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
     const ids = await this.run(() => this.redis.smembers(this.accountKeysKey(accountId)));
     if (ids.length === 0) return [];
@@ -174,6 +282,26 @@ export class RedisAccountStore implements AccountStore {
   async revokeKey(id: string, at: string): Promise<boolean> {
     const revoked = await this.run(() => this.redis.eval(REVOKE_KEY, 1, this.keyKey(id), this.channel, at, id));
     return revoked === 1;
+  }
+
+  async recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {
+    const pairs = [...uses].flatMap(([keyId, at]) => [keyId, String(Math.trunc(at))]);
+    // Batches keep each script call short however many keys one flush carries.
+    for (let i = 0; i < pairs.length; i += 1_000) {
+      const batch = pairs.slice(i, i + 1_000);
+      await this.run(() => this.redis.eval(RECORD_KEY_USE, 1, this.key('keys:last-used'), ...batch));
+    }
+  }
+
+  async keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    if (keyIds.length === 0) return found;
+    const times = await this.run(() => this.redis.hmget(this.key('keys:last-used'), ...keyIds));
+    keyIds.forEach((keyId, i) => {
+      const at = Number(times[i]);
+      if (times[i] !== null && Number.isFinite(at)) found.set(keyId, at);
+    });
+    return found;
   }
 
   async listPlans(): Promise<Plan[]> {
@@ -243,39 +371,73 @@ export class RedisAccountStore implements AccountStore {
   }
 
   /** Connection failures and timeouts become StoreUnavailableError; Redis' own replies (bugs) stay as they are. */
-  private async run<T>(command: () => Promise<T>): Promise<T> {
-    try {
-      // ioredis's own timeout is only a backstop (see redis.ts): ops calls get a bound of their own.
-      return await withDeadline(command(), STORE_DEADLINE_MS, 'account store');
-    } catch (error) {
-      if (error instanceof ReplyError || error instanceof StoreUnavailableError) throw error;
-      throw new StoreUnavailableError(`account store unavailable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
+  private run<T>(command: () => Promise<T>): Promise<T> {
+    // ioredis's own timeout is only a backstop (see redis.ts): ops calls get a bound of their own.
+    return storeCall(command(), STORE_DEADLINE_MS, 'account store');
+  }
+
+  /**
+   * The Redis key of `name` in this store's keyspace. Every key the store (and the ops modules that
+   * keep their state beside it: usage board, audit log) writes is made here, so one prefix (one
+   * hash tag on Redis Cluster) covers them all and multi-key scripts stay in one slot.
+   */
+  key(name: string): string {
+    return `${this.prefix}${name}`;
+  }
+
+  /** numkeys, KEYS and ARGV of CREATE_ACCOUNT and UPDATE_ACCOUNT. */
+  private accountWrite(account: Account): [number, ...string[]] {
+    const planIndexes = PLAN_NAMES.map((plan) => this.planIndexKey(plan));
+    return [
+      3 + planIndexes.length,
+      this.accountKey(account.id),
+      this.key('accounts:created'),
+      this.key('accounts:search'),
+      ...planIndexes,
+      this.channel,
+      eventJson({ type: 'account', accountId: account.id }),
+      account.id,
+      orderKeyOf(positionOf(account)),
+      String(PLAN_NAMES.indexOf(account.plan) + 1),
+      searchTextOf(account),
+      ...accountFields(account),
+    ];
+  }
+
+  private planIndexKey(plan: PlanName): string {
+    return this.key(`accounts:plan:${plan}`);
   }
 
   private accountKey(id: string): string {
-    return `${this.prefix}account:${id}`;
+    return this.key(`account:${id}`);
   }
 
   private keyKey(id: string): string {
-    return `${this.prefix}key:${id}`;
+    return this.key(`key:${id}`);
   }
 
   private accountKeysKey(accountId: string): string {
-    return `${this.prefix}account:${accountId}:keys`;
+    return this.key(`account:${accountId}:keys`);
   }
 
   private hashKey(hash: string): string {
-    return `${this.prefix}keyhash:${hash}`;
+    return this.key(`keyhash:${hash}`);
   }
 
   private plansKey(): string {
-    return `${this.prefix}plans`;
+    return this.key('plans');
   }
 }
 
 function eventJson(event: ChangeEvent): string {
   return JSON.stringify(event);
+}
+
+/** HGETALL's reply inside a script is a flat field, value, field, value… list. */
+function fromPairs(pairs: string[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2) fields[pairs[i]!] = pairs[i + 1]!;
+  return fields;
 }
 
 const nullable = (value: number | null) => (value === null ? '' : String(value));
@@ -300,7 +462,7 @@ function toAccount(fields: Record<string, string>): Account | null {
 }
 
 function keyFields(key: ApiKeyRecord): string[] {
-  return ['id', key.id, 'accountId', key.accountId, 'hash', key.hash, 'createdAt', key.createdAt, 'revokedAt', key.revokedAt ?? ''];
+  return ['id', key.id, 'accountId', key.accountId, 'hash', key.hash, 'createdAt', key.createdAt, 'revokedAt', key.revokedAt ?? '', ...(key.masked ? ['masked', key.masked] : [])];
 }
 
 function toKey(fields: Record<string, string>): ApiKeyRecord | null {
@@ -311,6 +473,7 @@ function toKey(fields: Record<string, string>): ApiKeyRecord | null {
     hash: fields.hash,
     createdAt: fields.createdAt ?? '',
     revokedAt: fields.revokedAt ? fields.revokedAt : null,
+    ...(fields.masked ? { masked: fields.masked } : {}),
   };
 }
 

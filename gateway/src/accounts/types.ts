@@ -37,6 +37,42 @@ export interface ApiKeyRecord {
   hash: string;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * A form that identifies the key to a person without revealing it (`ask_live_…AbC1`), made when
+   * the key is created, since only its hash is kept. Absent on keys stored before it existed.
+   */
+  masked?: string;
+}
+
+/** A place in the accounts' creation order (oldest first, ties by id): where a page ends. */
+export interface AccountPosition {
+  createdAtMs: number;
+  id: string;
+}
+
+export interface AccountQuery {
+  /** At most this many accounts. */
+  limit: number;
+  /** Only accounts after this one in creation order. */
+  after?: AccountPosition;
+  plan?: PlanName;
+  /** Only accounts whose `searchTextOf` contains this, already passed through `normaliseSearch`. */
+  search?: string;
+}
+
+export interface AccountPage {
+  accounts: Account[];
+  /** Where the next page starts, when more accounts match; null on the last page. */
+  next: AccountPosition | null;
+}
+
+/** What authenticating one key needs, read by the store in one round trip. */
+export interface KeyResolution {
+  key: ApiKeyRecord;
+  /** The key's account; null when it does not exist (any more). */
+  account: Account | null;
+  /** The account's plan with its current numbers; null without an account. */
+  plan: Plan | null;
 }
 
 /** Who is calling, as the pipeline sees it after authentication: exactly what the limiter needs. */
@@ -64,10 +100,22 @@ export interface AccountStore {
   addKey(key: ApiKeyRecord): Promise<void>;
   getKey(id: string): Promise<ApiKeyRecord | null>;
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The key with this hash, its account and the account's plan, in one round trip: the only store
+   * call authentication makes. null: no key has this hash. Revoked keys are returned as they are.
+   */
+  resolveKey(hash: string): Promise<KeyResolution | null>;
   /** Every key of the account, revoked ones included, oldest first. */
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there is no such key. */
   revokeKey(id: string, at: string): Promise<boolean>;
+
+  /** Accounts in creation order, filtered and paged, from indexes kept with every write (never a scan of all keys). */
+  listAccounts(query: AccountQuery): Promise<AccountPage>;
+  /** Records when keys were last used (Unix ms); a time earlier than the one recorded changes nothing. */
+  recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void>;
+  /** When each of these keys was last used, as recorded; keys never recorded are absent. */
+  keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
 
   /** Every plan, built-in numbers unless changed by `setPlan`. */
   listPlans(): Promise<Plan[]>;

@@ -1,10 +1,26 @@
+import type { Logger } from 'pino';
 import { ApiError } from '../../../shared/src/errors';
+import { DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/src/settings';
+import { MemoryAuditLog, type AuditLog, type AuditValues, type NewAuditEntry } from '../audit/audit-log';
 import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, generateApiKey, hashApiKey, newAccountId, newKeyId } from '../keys/api-key';
-import type { Limiter, Quotas, WindowName, WindowState } from '../limits/types';
-import { PLAN_NAMES, type Account, type AccountStore, type Plan, type PlanName } from '../accounts/types';
+import { maskApiKey } from '../keys/masked-key';
+import type { DailyCount, Limiter, Quotas, WindowName, WindowState } from '../limits/types';
+import { normaliseSearch } from '../accounts/search';
+import { PLAN_NAMES, type Account, type AccountPosition, type AccountStore, type ApiKeyRecord, type Plan, type PlanName } from '../accounts/types';
 
 /** What the ops use cases need from the limiter. */
-export type UsageLimiter = Pick<Limiter, 'usage' | 'liftBan' | 'forgetAccount'>;
+export type UsageLimiter = Pick<Limiter, 'usage' | 'history' | 'bannedUntil' | 'liftBan' | 'forgetAccount'>;
+
+/** Where keys' last-use times come from: the store, or (in the gateway) the recorder that merges this replica's unflushed uses. */
+export interface KeyActivity {
+  lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
+}
+
+/** The actor of changes the gateway makes by itself (e.g. the demo account at start-up) or callers that name none. */
+export const SYSTEM_ACTOR = 'system';
+
+/** Days of accepted-request history shown with an account. */
+export const HISTORY_DAYS_SHOWN = 30;
 
 export const MAX_QUOTA = 1_000_000_000;
 export const MAX_NAME_LENGTH = 100;
@@ -52,6 +68,34 @@ export interface WindowUsage {
 
 export interface AccountDetails extends AccountView {
   usage: Record<WindowName, WindowUsage> | null;
+  /** Accepted requests per UTC day, the last HISTORY_DAYS_SHOWN days ending today, oldest first. */
+  history: DailyCount[];
+}
+
+/** An account's key as ops see it: never the key itself. */
+export interface KeyView {
+  id: string;
+  /** `ask_live_…Ab12`; null for keys created before masked forms were kept. */
+  masked: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+  /** ISO 8601; a few seconds' resolution (see docs/operations.md); null if never used. */
+  lastUsedAt: string | null;
+  /** ISO 8601 end of a temporary ban in force; null when not banned. */
+  bannedUntil: string | null;
+}
+
+export interface AccountListQuery {
+  limit: number;
+  after?: AccountPosition;
+  plan?: PlanName;
+  /** Matched inside the name or the email, without regard to case. */
+  search?: string;
+}
+
+export interface AccountViewPage {
+  accounts: AccountView[];
+  next: AccountPosition | null;
 }
 
 export interface CreatedKey {
@@ -60,32 +104,54 @@ export interface CreatedKey {
   key: string;
   accountId: string;
   createdAt: string;
+  /** Where the key works: this deployment's environment (`ask_live_` production, `ask_test_` staging). */
+  environment: ApiEnvironment;
 }
 
 export interface AccountServiceOptions {
   store: AccountStore;
   limiter: UsageLimiter;
+  /** The deployment's API_ENVIRONMENT: which keys `createKey` issues. */
+  environment?: ApiEnvironment;
+  /** Where every change is recorded (default: in process). */
+  audit?: AuditLog;
+  /** Default: the store's recorded times. */
+  keyActivity?: KeyActivity;
+  /** Told when a change was made but its audit entry could not be written. */
+  logger?: Pick<Logger, 'error'>;
   now?: () => number;
 }
 
 /**
- * The ops use cases (admin API and, through it, the CLI). Inputs are expected to have passed
- * the admin schemas (types, ranges, unknown fields); the rules that span fields or need the
- * store live here, so any caller (e.g. the demo account at start-up) gets them too.
+ * The ops use cases (admin API and, through it, the CLI and the console). Inputs are expected to
+ * have passed the admin schemas (types, ranges, unknown fields); the rules that span fields or need
+ * the store live here, so any caller (e.g. the demo account at start-up) gets them too.
  * Failures a client can fix are ApiErrors (invalid_body, not_found).
+ *
+ * Every change is recorded in the audit trail here, with the `actor` the caller names, so no way
+ * in can skip it. The entry is written after the change: if that write fails the change stands
+ * (answering an error would invite a retry that repeats it) and the entry goes to the error log.
  */
 export class AccountService {
   private readonly store: AccountStore;
   private readonly limiter: UsageLimiter;
+  private readonly environment: ApiEnvironment;
+  private readonly audit: AuditLog;
+  private readonly keyActivity: KeyActivity;
+  private readonly logger: Pick<Logger, 'error'> | undefined;
   private readonly now: () => number;
 
-  constructor({ store, limiter, now = Date.now }: AccountServiceOptions) {
+  constructor({ store, limiter, environment = DEFAULT_API_ENVIRONMENT, audit, keyActivity, logger, now = Date.now }: AccountServiceOptions) {
     this.store = store;
     this.limiter = limiter;
+    this.environment = environment;
+    this.audit = audit ?? new MemoryAuditLog();
+    this.keyActivity = keyActivity ?? { lastUsed: (keyIds) => store.keysLastUsed(keyIds) };
+    this.logger = logger;
     this.now = now;
   }
 
-  async createAccount(input: NewAccountInput): Promise<AccountView> {
+  async createAccount(input: NewAccountInput, actor = SYSTEM_ACTOR): Promise<AccountView> {
     const name = checkName(input.name);
     const plan = checkPlanName(input.plan);
     const account: Account = {
@@ -99,18 +165,32 @@ export class AccountService {
     };
     requireEnterpriseNumbers(account);
     await this.store.createAccount(account);
+    const { id, createdAt: _createdAt, ...values } = account;
+    await this.record({ actor, action: 'account.created', target: id, accountId: id, before: null, after: values });
     return this.view(account);
   }
 
   async getAccount(id: string): Promise<AccountDetails> {
     const account = await this.requireAccount(id);
     const view = await this.view(account);
-    if (view.perMinute === null || view.perDay === null) return { ...view, usage: null };
-    const windows = await this.limiter.usage(account.id, { perMinute: view.perMinute, perDay: view.perDay }, this.now());
-    return { ...view, usage: usageOf(windows, { perMinute: view.perMinute, perDay: view.perDay }, this.now()) };
+    const history = this.limiter.history(account.id, HISTORY_DAYS_SHOWN, this.now());
+    if (view.perMinute === null || view.perDay === null) return { ...view, usage: null, history: await history };
+    const quotas = { perMinute: view.perMinute, perDay: view.perDay };
+    const windows = await this.limiter.usage(account.id, quotas, this.now());
+    return { ...view, usage: usageOf(windows, quotas, this.now()), history: await history };
   }
 
-  async updateAccount(id: string, patch: AccountPatch): Promise<AccountView> {
+  /** Accounts oldest first, optionally of one plan and matching a search text, one page at a time. */
+  async listAccounts({ limit, after, plan, search }: AccountListQuery): Promise<AccountViewPage> {
+    const normalised = search === undefined ? undefined : normaliseSearch(search);
+    const [page, plans] = await Promise.all([
+      this.store.listAccounts({ limit, ...(after ? { after } : {}), ...(plan ? { plan } : {}), ...(normalised ? { search: normalised } : {}) }),
+      this.store.listPlans(),
+    ]);
+    return { accounts: page.accounts.map((account) => viewOf(account, plans.find((p) => p.name === account.plan)!)), next: page.next };
+  }
+
+  async updateAccount(id: string, patch: AccountPatch, actor = SYSTEM_ACTOR): Promise<AccountView> {
     const account = await this.requireAccount(id);
     const updated: Account = { ...account };
     if (patch.plan !== undefined) updated.plan = checkPlanName(patch.plan);
@@ -120,29 +200,72 @@ export class AccountService {
     await this.store.updateAccount(updated);
     // Other replicas hear of it through the store's change feed; this one needs no wait.
     this.limiter.forgetAccount(updated.id);
+    const changed = (['plan', 'perMinute', 'perDay'] as const).filter((field) => account[field] !== updated[field]);
+    if (changed.length > 0) {
+      const pick = (from: Account): AuditValues => Object.fromEntries(changed.map((field) => [field, from[field]]));
+      await this.record({ actor, action: 'account.updated', target: id, accountId: id, before: pick(account), after: pick(updated) });
+    }
     return this.view(updated);
   }
 
-  async createKey(accountId: string): Promise<CreatedKey> {
+  async createKey(accountId: string, actor = SYSTEM_ACTOR): Promise<CreatedKey> {
     const account = await this.requireAccount(accountId);
-    const key = generateApiKey();
-    const record = { id: newKeyId(), accountId: account.id, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null };
+    const key = generateApiKey(this.environment);
+    const record: ApiKeyRecord = { id: newKeyId(), accountId: account.id, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null, masked: maskApiKey(key) };
     await this.store.addKey(record);
-    return { id: record.id, key, accountId: record.accountId, createdAt: record.createdAt };
+    await this.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: { masked: record.masked! } });
+    return { id: record.id, key, accountId: record.accountId, createdAt: record.createdAt, environment: this.environment };
   }
 
-  /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time. */
-  async revokeKey(keyId: string): Promise<void> {
-    const revoked = KEY_ID_PATTERN.test(keyId) && (await this.store.revokeKey(keyId, this.isoNow()));
-    if (!revoked) throw notFound('key', keyId);
+  /** The account's keys, revoked ones included, oldest first, with when each was last used and any ban in force. */
+  async listKeys(accountId: string): Promise<KeyView[]> {
+    const account = await this.requireAccount(accountId);
+    const keys = await this.store.listKeys(account.id);
+    const now = this.now();
+    const [lastUsed, bans] = await Promise.all([
+      this.keyActivity.lastUsed(keys.map((key) => key.id)),
+      // A revoked key is refused before the limiter is asked: any ban it had no longer matters.
+      Promise.all(keys.map((key) => (key.revokedAt === null ? this.limiter.bannedUntil({ accountId: account.id, keyId: key.id }, now) : null))),
+    ]);
+    return keys.map((key, i) => {
+      const used = lastUsed.get(key.id);
+      const bannedUntil = bans[i];
+      return {
+        id: key.id,
+        masked: key.masked ?? null,
+        createdAt: key.createdAt,
+        revokedAt: key.revokedAt,
+        lastUsedAt: used === undefined ? null : new Date(used).toISOString(),
+        bannedUntil: bannedUntil === null || bannedUntil === undefined ? null : new Date(bannedUntil).toISOString(),
+      };
+    });
   }
 
-  async liftBan(keyId: string): Promise<void> {
+  /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time (and records nothing). */
+  async revokeKey(keyId: string, actor = SYSTEM_ACTOR): Promise<void> {
+    const key = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
+    const at = this.isoNow();
+    if (!key || !(await this.store.revokeKey(key.id, at))) throw notFound('key', keyId);
+    if (key.revokedAt === null) {
+      await this.record({ actor, action: 'key.revoked', target: key.id, accountId: key.accountId, before: { revokedAt: null }, after: { revokedAt: at } });
+    }
+  }
+
+  async liftBan(keyId: string, actor = SYSTEM_ACTOR): Promise<void> {
     const key = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
     if (!key) throw notFound('key', keyId);
+    const bannedUntil = await this.limiter.bannedUntil({ accountId: key.accountId, keyId: key.id }, this.now());
     await this.limiter.liftBan(key.id);
     // Other replicas cached the ban locally; the change feed tells them to let go of it.
     await this.store.announce({ type: 'ban-lifted', keyId: key.id });
+    await this.record({
+      actor,
+      action: 'ban.lifted',
+      target: key.id,
+      accountId: key.accountId,
+      before: { bannedUntil: bannedUntil === null ? null : new Date(bannedUntil).toISOString() },
+      after: { bannedUntil: null },
+    });
   }
 
   listPlans(): Promise<Plan[]> {
@@ -153,13 +276,24 @@ export class AccountService {
    * Enterprise has no plan numbers (each enterprise account carries its own), so setting them
    * is refused with invalid_body rather than silently giving every enterprise account a default.
    */
-  async setPlan(name: string, numbers: PlanNumbers): Promise<Plan> {
+  async setPlan(name: string, numbers: PlanNumbers, actor = SYSTEM_ACTOR): Promise<Plan> {
     if (!(PLAN_NAMES as readonly string[]).includes(name)) throw new ApiError('not_found', `No plan named "${name}"; plans are ${PLAN_NAMES.join(', ')}.`);
     if (name === 'enterprise') {
       throw new ApiError('invalid_body', 'The enterprise plan has no numbers of its own: set perMinute and perDay on each enterprise account.');
     }
     const plan: Plan = { name: name as PlanName, perMinute: requireQuota('perMinute', numbers.perMinute), perDay: requireQuota('perDay', numbers.perDay) };
+    const before = await this.store.getPlan(plan.name);
     await this.store.setPlan(plan);
+    if (before.perMinute !== plan.perMinute || before.perDay !== plan.perDay) {
+      await this.record({
+        actor,
+        action: 'plan.updated',
+        target: plan.name,
+        accountId: null,
+        before: { perMinute: before.perMinute, perDay: before.perDay },
+        after: { perMinute: plan.perMinute, perDay: plan.perDay },
+      });
+    }
     return plan;
   }
 
@@ -170,22 +304,34 @@ export class AccountService {
   }
 
   private async view(account: Account): Promise<AccountView> {
-    const plan = await this.store.getPlan(account.plan);
-    return {
-      id: account.id,
-      name: account.name,
-      plan: account.plan,
-      perMinute: account.perMinute ?? plan.perMinute,
-      perDay: account.perDay ?? plan.perDay,
-      overrides: { perMinute: account.perMinute, perDay: account.perDay },
-      email: account.email,
-      createdAt: account.createdAt,
-    };
+    return viewOf(account, await this.store.getPlan(account.plan));
+  }
+
+  private async record(entry: Omit<NewAuditEntry, 'at'>): Promise<void> {
+    const complete: NewAuditEntry = { at: this.isoNow(), ...entry };
+    try {
+      await this.audit.record(complete);
+    } catch (err) {
+      this.logger?.error({ err, audit: complete }, 'audit entry not recorded (the change itself was made)');
+    }
   }
 
   private isoNow(): string {
     return new Date(this.now()).toISOString();
   }
+}
+
+function viewOf(account: Account, plan: Plan): AccountView {
+  return {
+    id: account.id,
+    name: account.name,
+    plan: account.plan,
+    perMinute: account.perMinute ?? plan.perMinute,
+    perDay: account.perDay ?? plan.perDay,
+    overrides: { perMinute: account.perMinute, perDay: account.perDay },
+    email: account.email,
+    createdAt: account.createdAt,
+  };
 }
 
 function notFound(what: 'account' | 'key', id: string): ApiError {

@@ -1,17 +1,28 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express';
 import { ApiError, errorHandler, methodNotAllowed, notFoundHandler } from '../../../shared/src/errors';
-import { httpLogger, type Logger } from '../../../shared/src/logger';
+import { accessLog } from '../../../shared/src/access-log';
+import type { Logger } from '../../../shared/src/logger';
 import { requestId } from '../../../shared/src/request-id';
 import type { AccountService } from './account-service';
 import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
-import { parseAuthorization, sameSecret } from '../keys/api-key';
+import { ACCOUNT_ID_PATTERN, parseAuthorization, sameSecret } from '../keys/api-key';
 import { jsonBody } from '../../../shared/src/json-body';
+import type { AuditEntry } from '../audit/audit-log';
+import { consoleRoutes } from './console';
+import { accountsCursor, auditCursor, parseAccountsCursor, parseAuditCursor } from './cursor';
+import { ListingQuery, nextPageLink } from './query';
+import type { OpsReports } from './reports';
 import { validateAccountPatch, validateNewAccount, validatePlanNumbers } from './schemas';
+import { SHARED_TOKEN_ACTOR, type AdminToken } from './tokens';
 
 export interface AdminAppOptions {
   service: AccountService;
-  adminToken: string;
+  reports: OpsReports;
+  /** The shared token (`ADMIN_TOKEN`), whose actor is `admin`. */
+  adminToken?: string;
+  /** Operators' own tokens (`ADMIN_TOKENS`). At least one token, of either kind, is required. */
+  adminTokens?: readonly AdminToken[];
   logger: Logger;
   /**
    * Mounts more routes (e.g. `/metrics`) after the ops routes and before the 404 handler.
@@ -22,19 +33,60 @@ export interface AdminAppOptions {
 
 const REALM = 'Bearer realm="admin"';
 
-/** Compares the presented token with the admin token in constant time (both hashed first, so lengths leak nothing either). */
-export function adminAuth(adminToken: string): RequestHandler {
-  if (adminToken.length === 0) throw new Error('the admin token must not be empty');
-  return (req, _res, next) => {
+/**
+ * Compares the presented token with every admin token in constant time (each hashed first, so
+ * lengths leak nothing either, and all are compared, so the time says nothing about which one
+ * matched), and keeps the matching token's name as the request's actor.
+ */
+export function adminAuth(tokens: readonly AdminToken[]): RequestHandler {
+  if (tokens.length === 0 || tokens.some(({ token }) => token.length === 0)) throw new Error('the admin token must not be empty');
+  return (req, res, next) => {
     const parsed = parseAuthorization(req.headers.authorization);
     if (!parsed.ok) {
       throw new ApiError('unauthorized', 'The admin API requires Authorization: Bearer <ADMIN_TOKEN>.', { 'WWW-Authenticate': REALM });
     }
-    if (!sameSecret(parsed.token, adminToken)) {
+    let actor: string | undefined;
+    for (const { name, token } of tokens) if (sameSecret(parsed.token, token)) actor ??= name;
+    if (actor === undefined) {
       throw new ApiError('unauthorized', 'The admin token is not valid.', { 'WWW-Authenticate': `${REALM}, error="invalid_token"` });
     }
+    (res.locals as AdminLocals).actor = actor;
     next();
   };
+}
+
+interface AdminLocals {
+  actor?: string;
+}
+
+/** The name of the admin token the request was authenticated with. */
+export function actorOf(res: Response): string {
+  const { actor } = res.locals as AdminLocals;
+  if (actor === undefined) throw new Error('actorOf called on a route without adminAuth');
+  return actor;
+}
+
+/** Every token the app accepts, the shared one first. */
+function tokensOf({ adminToken, adminTokens = [] }: Pick<AdminAppOptions, 'adminToken' | 'adminTokens'>): AdminToken[] {
+  if (adminToken === '') throw new Error('the admin token must not be empty');
+  return [...(adminToken === undefined ? [] : [{ name: SHARED_TOKEN_ACTOR, token: adminToken }]), ...adminTokens];
+}
+
+const MAX_SEARCH_LENGTH = 100;
+
+/** `q`: what an operator types into a search box; trimmed, since a search for " acme" means "acme". */
+function searchText(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '') throw new ApiError('invalid_parameter', 'q must not be only white space.');
+  if ([...raw].length > MAX_SEARCH_LENGTH) throw new ApiError('invalid_parameter', `q must have at most ${MAX_SEARCH_LENGTH} characters.`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new ApiError('invalid_parameter', 'q must not contain control characters.');
+  return raw.trim();
+}
+
+/** An audit entry as the API shows it: its position in the trail is the cursor's business. */
+function auditView({ id: _id, ...entry }: AuditEntry): Omit<AuditEntry, 'id'> {
+  return entry;
 }
 
 /** The store being down is the client's problem only in that it may retry: 503, not 500. */
@@ -52,14 +104,17 @@ const knownPlan: RequestHandler = (req, _res, next) => {
  * The ops API (see the Ops table of the operating contract). Never listens by itself:
  * the caller binds it to the admin address, away from the public port.
  */
-export function createAdminApp({ service, adminToken, logger, extraRoutes }: AdminAppOptions): Express {
+export function createAdminApp(options: AdminAppOptions): Express {
+  const { service, reports, logger, extraRoutes } = options;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const requireAdmin = adminAuth(adminToken);
+  const requireAdmin = adminAuth(tokensOf(options));
 
   app.use(requestId);
-  app.use(httpLogger(logger));
+  app.use(accessLog(logger));
+  // The console's page, script and style need no token: everything they show comes from /admin, which does.
+  app.use(consoleRoutes());
   app.use('/admin', (_req, res, next) => {
     // Answers carry account data and freshly minted keys: no cache may keep them.
     res.setHeader('Cache-Control', 'no-store');
@@ -68,12 +123,29 @@ export function createAdminApp({ service, adminToken, logger, extraRoutes }: Adm
   app.use('/admin', requireAdmin);
 
   app
+    .route('/admin/me')
+    .get((_req, res) => {
+      res.json({ actor: actorOf(res) });
+    })
+    .all(methodNotAllowed(['GET']));
+
+  app
     .route('/admin/accounts')
+    .get(async (req, res) => {
+      const query = new ListingQuery(req, ['limit', 'cursor', 'plan', 'q']);
+      const limit = query.integer('limit', 20, 1, 100);
+      const plan = query.oneOf('plan', PLAN_NAMES);
+      const q = searchText(query.text('q'));
+      const after = query.cursor(parseAccountsCursor);
+      const page = await service.listAccounts({ limit, ...(after ? { after } : {}), ...(plan ? { plan } : {}), ...(q ? { search: q } : {}) });
+      if (page.next) res.setHeader('Link', nextPageLink('/admin/accounts', { limit: query.text('limit'), plan, q }, accountsCursor(page.next)));
+      res.json(page.accounts);
+    })
     .post(jsonBody(), async (req, res) => {
-      const account = await service.createAccount(validateNewAccount(req.body));
+      const account = await service.createAccount(validateNewAccount(req.body), actorOf(res));
       res.status(201).location(`/admin/accounts/${account.id}`).json(account);
     })
-    .all(methodNotAllowed(['POST']));
+    .all(methodNotAllowed(['GET', 'POST']));
 
   app
     .route('/admin/accounts/:id')
@@ -81,21 +153,24 @@ export function createAdminApp({ service, adminToken, logger, extraRoutes }: Adm
       res.json(await service.getAccount(req.params.id));
     })
     .patch(jsonBody(), async (req, res) => {
-      res.json(await service.updateAccount(req.params.id, validateAccountPatch(req.body)));
+      res.json(await service.updateAccount(req.params.id, validateAccountPatch(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['GET', 'PATCH']));
 
   app
     .route('/admin/accounts/:id/keys')
-    .post(async (req, res) => {
-      res.status(201).json(await service.createKey(req.params.id));
+    .get(async (req, res) => {
+      res.json(await service.listKeys(req.params.id));
     })
-    .all(methodNotAllowed(['POST']));
+    .post(async (req, res) => {
+      res.status(201).json(await service.createKey(req.params.id, actorOf(res)));
+    })
+    .all(methodNotAllowed(['GET', 'POST']));
 
   app
     .route('/admin/keys/:keyId')
     .delete(async (req, res) => {
-      await service.revokeKey(req.params.keyId);
+      await service.revokeKey(req.params.keyId, actorOf(res));
       res.status(204).end();
     })
     .all(methodNotAllowed(['DELETE']));
@@ -103,7 +178,7 @@ export function createAdminApp({ service, adminToken, logger, extraRoutes }: Adm
   app
     .route('/admin/keys/:keyId/ban')
     .delete(async (req, res) => {
-      await service.liftBan(req.params.keyId);
+      await service.liftBan(req.params.keyId, actorOf(res));
       res.status(204).end();
     })
     .all(methodNotAllowed(['DELETE']));
@@ -118,9 +193,42 @@ export function createAdminApp({ service, adminToken, logger, extraRoutes }: Adm
   app
     .route('/admin/plans/:name')
     .put(knownPlan, jsonBody(), async (req, res) => {
-      res.json(await service.setPlan(req.params.name, validatePlanNumbers(req.body)));
+      res.json(await service.setPlan(req.params.name, validatePlanNumbers(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['PUT']));
+
+  app
+    .route('/admin/usage/top')
+    .get(async (req, res) => {
+      const query = new ListingQuery(req, ['window', 'limit']);
+      const window = query.oneOf('window', ['minute', 'day'] as const) ?? 'minute';
+      res.json(await reports.topUsage(window, query.integer('limit', 20, 1, 100)));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  app
+    .route('/admin/usage/refused')
+    .get(async (req, res) => {
+      const query = new ListingQuery(req, ['limit']);
+      res.json(await reports.refusedKeys(query.integer('limit', 20, 1, 100)));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  app
+    .route('/admin/audit')
+    .get(async (req, res) => {
+      const query = new ListingQuery(req, ['limit', 'cursor', 'account']);
+      const limit = query.integer('limit', 20, 1, 100);
+      const accountId = query.text('account');
+      if (accountId !== undefined && !ACCOUNT_ID_PATTERN.test(accountId)) {
+        throw new ApiError('invalid_parameter', `account must be an account id (acct_ and 20 letters or digits), got "${accountId}".`);
+      }
+      const before = query.cursor(parseAuditCursor);
+      const page = await reports.auditTrail({ limit, ...(before ? { before } : {}), ...(accountId ? { accountId } : {}) });
+      if (page.next) res.setHeader('Link', nextPageLink('/admin/audit', { limit: query.text('limit'), account: accountId }, auditCursor(page.next)));
+      res.json(page.entries.map(auditView));
+    })
+    .all(methodNotAllowed(['GET']));
 
   extraRoutes?.(app, { requireAdmin });
 

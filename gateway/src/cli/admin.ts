@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, EnvReader, developmentSecret } from '../../../shared/src/env';
 import { MAX_TOKEN_LIFETIME_SECONDS, signServiceToken } from '../../../shared/src/internal-token';
+import { auditChange, formatTime, renderTable, shareOf, type Column } from './table';
 
 /**
  * The ops CLI: `npm run admin -- <command>`. It talks to the admin API over HTTP (so every
@@ -28,6 +29,8 @@ interface OptionSpec {
   description: string;
   required?: boolean;
   short?: string;
+  /** An option without a value (`--json`). */
+  flag?: boolean;
 }
 
 interface Command {
@@ -56,6 +59,9 @@ const EXIT_USAGE = 2;
 const PROGRAM = 'npm run admin --';
 
 const QUOTA_HELP = 'a positive integer';
+/** The options every list shares. */
+const JSON_OPTION: OptionSpec = { description: 'print the JSON array instead of a table', flag: true };
+const CURSOR_OPTION: OptionSpec = { description: 'the page after a previous one (printed under it when there is more)' };
 const COMMANDS: Command[] = [
   {
     name: 'accounts create',
@@ -73,6 +79,20 @@ const COMMANDS: Command[] = [
         plan: c.values.plan,
         ...quotaFields(c.values, false),
       }),
+  },
+  {
+    name: 'accounts list',
+    args: [],
+    options: {
+      plan: { description: 'only accounts on this plan (free, pro, business or enterprise)' },
+      search: { description: 'only accounts whose name or email contains this text (any case)' },
+      limit: { description: 'accounts per page, 1-100 (default 20)' },
+      cursor: CURSOR_OPTION,
+      json: JSON_OPTION,
+    },
+    summary: 'List accounts, oldest first, one page at a time.',
+    run: async (c) =>
+      list(c, `/admin/accounts${query({ plan: c.values.plan, q: c.values.search, limit: c.values.limit, cursor: c.values.cursor })}`, ACCOUNT_COLUMNS, 'No account matches.'),
   },
   {
     name: 'accounts show',
@@ -100,8 +120,15 @@ const COMMANDS: Command[] = [
     name: 'keys create',
     args: ['ACCOUNT_ID'],
     options: {},
-    summary: 'Create an API key for an account. The key is printed this once; only its hash is stored.',
+    summary: "Create an API key for an account, for the gateway's environment (ask_live_… production, ask_test_… staging). The key is printed this once; only its hash is stored.",
     run: async (c) => request(c, 'POST', `/admin/accounts/${segment(c.positionals[0])}/keys`),
+  },
+  {
+    name: 'keys list',
+    args: ['ACCOUNT_ID'],
+    options: { json: JSON_OPTION },
+    summary: "List an account's API keys: masked, created, last used, revoked or banned (never the key).",
+    run: async (c) => list(c, `/admin/accounts/${segment(c.positionals[0])}/keys`, KEY_COLUMNS, 'This account has no keys.'),
   },
   {
     name: 'keys revoke',
@@ -133,6 +160,39 @@ const COMMANDS: Command[] = [
     },
     summary: "Change a plan's quotas on every replica (free, pro or business; enterprise has no plan numbers).",
     run: async (c) => request(c, 'PUT', `/admin/plans/${segment(c.positionals[0])}`, quotaFields(c.values, false)),
+  },
+  {
+    name: 'usage top',
+    args: [],
+    options: {
+      window: { description: 'minute (the current one, the default) or day (today, UTC)' },
+      limit: { description: 'accounts shown, 1-100 (default 20)' },
+      json: JSON_OPTION,
+    },
+    summary: 'The accounts using the largest share of their quota in the current window (a second or so behind).',
+    run: async (c) => list(c, `/admin/usage/top${query({ window: c.values.window, limit: c.values.limit })}`, USAGE_COLUMNS, 'No account has used anything in this window.'),
+  },
+  {
+    name: 'usage refused',
+    args: [],
+    options: {
+      limit: { description: 'keys shown, 1-100 (default 20)' },
+      json: JSON_OPTION,
+    },
+    summary: 'The keys refused most today (UTC), rate limited or banned: the accounts that hit their limits.',
+    run: async (c) => list(c, `/admin/usage/refused${query({ limit: c.values.limit })}`, REFUSED_COLUMNS, 'No key has been refused today.'),
+  },
+  {
+    name: 'audit',
+    args: [],
+    options: {
+      account: { description: 'only changes to this account (its keys included)' },
+      limit: { description: 'entries per page, 1-100 (default 20)' },
+      cursor: CURSOR_OPTION,
+      json: JSON_OPTION,
+    },
+    summary: 'The audit trail: who changed what and when, newest first.',
+    run: async (c) => list(c, `/admin/audit${query({ account: c.values.account, limit: c.values.limit, cursor: c.values.cursor })}`, AUDIT_COLUMNS, 'No change recorded.'),
   },
   {
     name: 'token',
@@ -213,7 +273,7 @@ async function runCommand(command: Command, rest: string[], env: Env, io: CliIo)
     parsed = parseArgs({
       args: rest,
       options: Object.fromEntries(
-        Object.entries(options).map(([name, spec]) => [name, { type: name === 'help' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) }]),
+        Object.entries(options).map(([name, spec]) => [name, { type: name === 'help' || spec.flag ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) }]),
       ) as Record<string, { type: 'string' | 'boolean'; short?: string }>,
       allowPositionals: true,
       strict: true,
@@ -265,8 +325,10 @@ function adminUrl(values: OptionValues, env: Env): string {
   }
 }
 
-/** Calls the admin API and prints the JSON answer (or `printOnNoContent` for a 204). */
-async function request(context: Context, method: string, path: string, body?: unknown, printOnNoContent?: unknown): Promise<number> {
+type Reply = { ok: true; status: number; payload: unknown; link: string | null } | { ok: false; exitCode: number };
+
+/** Calls the admin API; a refusal or an unreachable API is reported on stderr here. */
+async function call(context: Context, method: string, path: string, body?: unknown): Promise<Reply> {
   const { values, env, io } = context;
   const base = adminUrl(values, env);
   const token = (values.token as string | undefined) ?? env.ADMIN_TOKEN;
@@ -283,7 +345,7 @@ async function request(context: Context, method: string, path: string, body?: un
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     io.stderr(`error: cannot reach the admin API at ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}\n`);
-    return EXIT_FAILED;
+    return { ok: false, exitCode: EXIT_FAILED };
   }
 
   const text = await response.text();
@@ -300,12 +362,98 @@ async function request(context: Context, method: string, path: string, body?: un
         ? `error: ${code}: ${message}\n`
         : `error: http_${response.status}: the admin API answered ${response.status} ${response.statusText}\n`,
     );
-    return EXIT_FAILED;
+    return { ok: false, exitCode: EXIT_FAILED };
   }
-  const result = response.status === 204 ? printOnNoContent : payload;
-  if (result !== undefined) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+  return { ok: true, status: response.status, payload, link: response.headers.get('link') };
+}
+
+/** Calls the admin API and prints the JSON answer (or `printOnNoContent` for a 204). */
+async function request(context: Context, method: string, path: string, body?: unknown, printOnNoContent?: unknown): Promise<number> {
+  const reply = await call(context, method, path, body);
+  if (!reply.ok) return reply.exitCode;
+  const result = reply.status === 204 ? printOnNoContent : reply.payload;
+  if (result !== undefined) context.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
   return EXIT_OK;
 }
+
+/**
+ * A listing: a table for a person, or with --json the API's array as it is. When the API has a
+ * next page, the way to it is printed under the table (with --json: on stderr, so stdout stays JSON).
+ */
+async function list(context: Context, path: string, columns: Column[], empty: string): Promise<number> {
+  const reply = await call(context, 'GET', path);
+  if (!reply.ok) return reply.exitCode;
+  const rows = Array.isArray(reply.payload) ? (reply.payload as Record<string, unknown>[]) : [];
+  const cursor = nextCursor(reply.link);
+  const more = cursor === undefined ? undefined : `More: add --cursor ${cursor} to see the next page.\n`;
+  if (context.values.json) {
+    context.io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    if (more) context.io.stderr(more);
+  } else {
+    context.io.stdout(rows.length === 0 ? `${empty}\n` : renderTable(columns, rows));
+    if (more) context.io.stdout(more);
+  }
+  return EXIT_OK;
+}
+
+function nextCursor(link: string | null): string | undefined {
+  const target = /<([^>]+)>\s*;\s*rel="next"/.exec(link ?? '')?.[1];
+  return target === undefined ? undefined : (new URLSearchParams(target.split('?')[1] ?? '').get('cursor') ?? undefined);
+}
+
+/** A query string of the options given (absent ones left out); the API validates the values. */
+function query(params: Record<string, string | boolean | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (typeof value === 'string') search.set(name, value);
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+const ACCOUNT_COLUMNS: Column[] = [
+  { title: 'ID', value: (row) => row.id },
+  { title: 'NAME', value: (row) => row.name },
+  { title: 'EMAIL', value: (row) => row.email ?? '' },
+  { title: 'PLAN', value: (row) => row.plan },
+  { title: 'PER MINUTE', value: (row) => row.perMinute, number: true },
+  { title: 'PER DAY', value: (row) => row.perDay, number: true },
+  { title: 'CREATED (UTC)', value: (row) => formatTime(row.createdAt) },
+];
+
+const KEY_COLUMNS: Column[] = [
+  { title: 'ID', value: (row) => row.id },
+  { title: 'KEY', value: (row) => row.masked ?? '(not kept)' },
+  { title: 'CREATED (UTC)', value: (row) => formatTime(row.createdAt) },
+  { title: 'LAST USED (UTC)', value: (row) => (row.lastUsedAt ? formatTime(row.lastUsedAt) : 'never') },
+  {
+    title: 'STATE',
+    value: (row) => (row.revokedAt ? `revoked ${formatTime(row.revokedAt)}` : row.bannedUntil ? `banned until ${formatTime(row.bannedUntil)}` : 'active'),
+  },
+];
+
+const USAGE_COLUMNS: Column[] = [
+  { title: 'ACCOUNT', value: (row) => row.accountId },
+  { title: 'NAME', value: (row) => row.name ?? '' },
+  { title: 'PLAN', value: (row) => row.plan },
+  { title: 'USED', value: (row) => row.used, number: true },
+  { title: 'QUOTA', value: (row) => row.quota, number: true },
+  { title: 'SHARE', value: (row) => shareOf(row.used, row.quota), number: true },
+];
+
+const REFUSED_COLUMNS: Column[] = [
+  { title: 'KEY', value: (row) => row.keyId },
+  { title: 'ACCOUNT', value: (row) => row.accountId },
+  { title: 'NAME', value: (row) => row.name ?? '' },
+  { title: 'PLAN', value: (row) => row.plan },
+  { title: 'REFUSED TODAY', value: (row) => row.refused, number: true },
+];
+
+const AUDIT_COLUMNS: Column[] = [
+  { title: 'WHEN (UTC)', value: (row) => formatTime(row.at) },
+  { title: 'WHO', value: (row) => row.actor },
+  { title: 'ACTION', value: (row) => row.action },
+  { title: 'TARGET', value: (row) => row.target },
+  { title: 'CHANGE', value: (row) => auditChange(row.before, row.after) },
+];
 
 async function signToken({ values, env, io }: Context): Promise<number> {
   const ttlRaw = values.ttl as string | undefined;
@@ -335,14 +483,25 @@ async function signToken({ values, env, io }: Context): Promise<number> {
 
 function usageLine(command: Command): string {
   const options = Object.entries(command.options).map(([name, spec]) => {
-    const flag = `--${name} ${metavarOf(name)}`;
+    const flag = spec.flag ? `--${name}` : `--${name} ${metavarOf(name)}`;
     return spec.required ? flag : `[${flag}]`;
   });
   return [...command.args, ...options].join(' ');
 }
 
 function metavarOf(option: string): string {
-  const metavars: Record<string, string> = { name: 'NAME', plan: 'PLAN', service: 'NAME', ttl: 'SECONDS', token: 'TOKEN', url: 'URL' };
+  const metavars: Record<string, string> = {
+    name: 'NAME',
+    plan: 'PLAN',
+    service: 'NAME',
+    ttl: 'SECONDS',
+    token: 'TOKEN',
+    url: 'URL',
+    search: 'TEXT',
+    cursor: 'CURSOR',
+    window: 'WINDOW',
+    account: 'ACCOUNT_ID',
+  };
   return metavars[option] ?? 'N';
 }
 
@@ -360,7 +519,8 @@ function generalHelp(): string {
     'Options of every command but token:',
     ...optionLines(GLOBAL_OPTIONS),
     '',
-    'Results are printed as JSON on stdout. Exit status: 0 done, 1 refused by the API or API unreachable, 2 usage error.',
+    'Lists (accounts list, keys list, usage top, usage refused, audit) print a table, or JSON with --json;',
+    'the other commands print JSON. Exit status: 0 done, 1 refused by the API or API unreachable, 2 usage error.',
     `Run "${PROGRAM} <command> --help" for one command.`,
     '',
   ].join('\n');
@@ -386,7 +546,7 @@ function commandHelp(command: Command): string {
 
 function optionLines(options: Record<string, OptionSpec>): string[] {
   const labels = Object.entries(options).map(
-    ([name, spec]) => [`${spec.short ? `-${spec.short}, ` : ''}--${name}${name === 'help' ? '' : ` ${metavarOf(name)}`}`, spec.description] as const,
+    ([name, spec]) => [`${spec.short ? `-${spec.short}, ` : ''}--${name}${name === 'help' || spec.flag ? '' : ` ${metavarOf(name)}`}`, spec.description] as const,
   );
   const width = Math.max(...labels.map(([label]) => label.length));
   return labels.map(([label, description]) => `  ${label.padEnd(width)}  ${description}`);

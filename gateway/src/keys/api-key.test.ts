@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
+import { API_ENVIRONMENTS } from '../../../shared/src/settings';
 import {
   API_KEY_LENGTH,
-  API_KEY_PREFIX,
+  API_KEY_PREFIXES,
   ACCOUNT_ID_PATTERN,
   BASE62_ALPHABET,
   KEY_ID_PATTERN,
@@ -18,14 +19,35 @@ import {
 } from './api-key';
 
 const base62Char = fc.constantFrom(...BASE62_ALPHABET.split(''));
+const API_KEY_PREFIX = API_KEY_PREFIXES.production;
+const environment = fc.constantFrom(...API_ENVIRONMENTS);
 
 describe('API keys', () => {
-  it('when a key is generated, then it has the prefix, the fixed length and only base62 after the prefix', () => {
-    const key = generateApiKey();
-    expect(key.startsWith(API_KEY_PREFIX)).toBe(true);
+  it.each([
+    ['production', 'ask_live_'],
+    ['staging', 'ask_test_'],
+  ] as const)('when a %s key is generated, then it starts with %s, has the fixed length, only base62 after the prefix, and parses as %s', (env, prefix) => {
+    const key = generateApiKey(env);
+    expect(key.startsWith(prefix)).toBe(true);
     expect(key).toHaveLength(API_KEY_LENGTH);
-    expect(key.slice(API_KEY_PREFIX.length)).toMatch(/^[0-9A-Za-z]+$/);
-    expect(parseApiKey(key)).toEqual({ ok: true, key });
+    expect(key.slice(prefix.length)).toMatch(/^[0-9A-Za-z]+$/);
+    expect(parseApiKey(key)).toEqual({ ok: true, key, environment: env });
+  });
+
+  it('when no environment is named, then a production key is generated (the default of API_ENVIRONMENT)', () => {
+    expect(parseApiKey(generateApiKey())).toMatchObject({ ok: true, environment: 'production' });
+  });
+
+  it("when a key's prefix is edited to the other environment's, then the checksum refuses it", () => {
+    fc.assert(
+      fc.property(environment, (env) => {
+        const key = generateApiKey(env);
+        const other = API_ENVIRONMENTS.find((e) => e !== env)!;
+        const edited = API_KEY_PREFIXES[other] + key.slice(API_KEY_PREFIXES[env].length);
+        expect(parseApiKey(edited)).toEqual({ ok: false, reason: 'checksum' });
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('when many keys are generated, then they are all distinct and all parse', () => {
@@ -43,7 +65,8 @@ describe('API keys', () => {
   it.each<[string, (key: string) => unknown, string]>([
     ['a non-string', () => 42, 'prefix'],
     ['an empty string', () => '', 'prefix'],
-    ['another prefix', () => `ask_test_${tail}`, 'prefix'],
+    ['another prefix', () => `ask_prod_${tail}`, 'prefix'],
+    ['a well-formed staging body on a checksum of its own', () => `ask_test_${tail}`, 'checksum'],
     ['an upper-case prefix', () => `ASK_LIVE_${tail}`, 'prefix'],
     ['one character short', (key) => key.slice(0, -1), 'length'],
     ['one character long', (key) => `${key}0`, 'length'],
@@ -55,8 +78,8 @@ describe('API keys', () => {
 
   it('when any one character after the prefix is mistyped, then the checksum refuses the key', () => {
     fc.assert(
-      fc.property(fc.nat(API_KEY_LENGTH - API_KEY_PREFIX.length - 1), base62Char, (offset, replacement) => {
-        const key = generateApiKey();
+      fc.property(environment, fc.nat(API_KEY_LENGTH - API_KEY_PREFIX.length - 1), base62Char, (env, offset, replacement) => {
+        const key = generateApiKey(env);
         const at = API_KEY_PREFIX.length + offset;
         fc.pre(key[at] !== replacement);
         const typo = key.slice(0, at) + replacement + key.slice(at + 1);

@@ -1,15 +1,22 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { API_ENVIRONMENTS, DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/src/settings';
 
 /**
  * API keys, key ids and account ids.
  *
  * A key looks like `ask_live_<22 random base62><6 checksum base62>` (37 characters):
- * - the prefix makes a leaked key easy to recognise (secret scanners, logs, support tickets);
+ * - the prefix names the environment the key belongs to: `ask_live_` production, `ask_test_`
+ *   staging (`API_KEY_PREFIXES`). It makes a leaked key easy to recognise (secret scanners, logs,
+ *   support tickets), and lets a deployment explain, without any store lookup, that a key it
+ *   was handed belongs to the other environment;
  * - the random part is 22 characters drawn uniformly from 62 with `crypto.randomBytes`
  *   (22 × log2(62) ≈ 131 bits, so at least 128 bits of entropy);
- * - the checksum is the CRC-32 of the random part in fixed-width base62, so a mistyped or
- *   truncated key is refused by `parseApiKey` before any store is asked about it. It is not a
- *   secret and proves nothing about authenticity; it only keeps garbage off the store.
+ * - the checksum is the CRC-32 of the prefix and the random part in fixed-width base62, so a
+ *   mistyped or truncated key is refused by `parseApiKey` before any store is asked about it, and
+ *   a production key whose prefix was edited to `ask_test_` (or the other way round) fails it too
+ *   (CRC-32 detects every change confined to 32 consecutive bits, and the two prefixes differ in
+ *   four adjacent bytes). It is not a secret and proves nothing about authenticity; it only keeps
+ *   garbage off the store.
  *
  * Only `hashApiKey(key)` (SHA-256, hex) is ever stored. A presented key is checked by looking
  * up its SHA-256 (an exact-match index, which reveals nothing useful about near misses), then
@@ -19,12 +26,14 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * nothing to brute-force or precompute.
  */
 
-export const API_KEY_PREFIX = 'ask_live_';
+export const API_KEY_PREFIXES: Readonly<Record<ApiEnvironment, string>> = Object.freeze({ production: 'ask_live_', staging: 'ask_test_' });
+/** Both prefixes are this long, so every key has one length. */
+const PREFIX_LENGTH = API_KEY_PREFIXES.production.length;
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 22;
 const CHECKSUM_LENGTH = 6; // 62^6 > 2^32, so every CRC-32 fits
 const ID_RANDOM_LENGTH = 20; // ≈ 119 bits: ids are not secrets, they only must never collide
-export const API_KEY_LENGTH = API_KEY_PREFIX.length + RANDOM_LENGTH + CHECKSUM_LENGTH;
+export const API_KEY_LENGTH = PREFIX_LENGTH + RANDOM_LENGTH + CHECKSUM_LENGTH;
 
 const BASE62_RUN = /^[0-9A-Za-z]+$/;
 
@@ -67,27 +76,31 @@ function toBase62(value: number, width: number): string {
   return out;
 }
 
-function checksumOf(randomPart: string): string {
-  return toBase62(crc32(randomPart), CHECKSUM_LENGTH);
+function checksumOf(prefix: string, randomPart: string): string {
+  return toBase62(crc32(prefix + randomPart), CHECKSUM_LENGTH);
 }
 
-export function generateApiKey(): string {
+/** A new key of `environment` (the deployment's `API_ENVIRONMENT`). */
+export function generateApiKey(environment: ApiEnvironment = DEFAULT_API_ENVIRONMENT): string {
+  const prefix = API_KEY_PREFIXES[environment];
   const randomPart = randomBase62(RANDOM_LENGTH);
-  return `${API_KEY_PREFIX}${randomPart}${checksumOf(randomPart)}`;
+  return `${prefix}${randomPart}${checksumOf(prefix, randomPart)}`;
 }
 
 export type ApiKeyRefusal = 'prefix' | 'length' | 'alphabet' | 'checksum';
-export type ParsedApiKey = { ok: true; key: string } | { ok: false; reason: ApiKeyRefusal };
+/** `environment`: the environment the key belongs to, which may not be the one of this deployment. */
+export type ParsedApiKey = { ok: true; key: string; environment: ApiEnvironment } | { ok: false; reason: ApiKeyRefusal };
 
-/** Checks the shape and checksum of a candidate key; never touches a store. */
+/** Checks the shape and checksum of a candidate key of either environment; never touches a store. */
 export function parseApiKey(candidate: unknown): ParsedApiKey {
-  if (typeof candidate !== 'string' || !candidate.startsWith(API_KEY_PREFIX)) return { ok: false, reason: 'prefix' };
+  const environment = typeof candidate === 'string' ? API_ENVIRONMENTS.find((env) => candidate.startsWith(API_KEY_PREFIXES[env])) : undefined;
+  if (typeof candidate !== 'string' || environment === undefined) return { ok: false, reason: 'prefix' };
   if (candidate.length !== API_KEY_LENGTH) return { ok: false, reason: 'length' };
-  const body = candidate.slice(API_KEY_PREFIX.length);
+  const body = candidate.slice(PREFIX_LENGTH);
   if (!BASE62_RUN.test(body)) return { ok: false, reason: 'alphabet' };
   const randomPart = body.slice(0, RANDOM_LENGTH);
-  if (body.slice(RANDOM_LENGTH) !== checksumOf(randomPart)) return { ok: false, reason: 'checksum' };
-  return { ok: true, key: candidate };
+  if (body.slice(RANDOM_LENGTH) !== checksumOf(API_KEY_PREFIXES[environment], randomPart)) return { ok: false, reason: 'checksum' };
+  return { ok: true, key: candidate, environment };
 }
 
 /** SHA-256 of the key, lower-case hex: the only form a key is stored in. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DailyCount, KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
+import type { DailyCount, KeyRef, KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
 import type { MemoryLimiter } from './memory-limiter';
 
 const DEGRADED_MODE = 'in-process (redis unavailable)';
@@ -60,6 +60,10 @@ export class FailoverLimiter implements Limiter {
   async liftBan(keyId: string): Promise<void> {
     await this.options.fallback.liftBan(keyId);
     await this.options.primary.liftBan(keyId);
+  }
+
+  bannedUntil(key: KeyRef, now?: number): Promise<number | null> {
+    return this.either((limiter) => limiter.bannedUntil(key, now));
   }
 
   forgetAccount(accountId: string): void {

@@ -64,4 +64,19 @@ describe('MemoryLimiter', () => {
     await limiter.liftBan('k1');
     expect((await limiter.consumeKey(subject(1, 100), T0 + 60_000)).outcome).toBe('allowed');
   });
+
+  it('when a key is banned, then bannedUntil gives the end until it passes or the ban is lifted; other keys read null', async () => {
+    const limiter = new MemoryLimiter({ threshold: 1, seconds: 10 });
+    const ref = { accountId: 'a1', keyId: 'k1' };
+    expect(await limiter.bannedUntil(ref, T0)).toBeNull();
+    await limiter.consumeKey(subject(1, 100), T0);
+    await limiter.consumeKey(subject(1, 100), T0 + 1);
+    expect(await limiter.bannedUntil(ref, T0 + 2)).toBe(T0 + 1 + 10_000);
+    expect(await limiter.bannedUntil({ accountId: 'a1', keyId: 'k2' }, T0 + 2)).toBeNull();
+    expect(await limiter.bannedUntil(ref, T0 + 1 + 10_000)).toBeNull();
+    await limiter.consumeKey(subject(1, 100), T0 + 100_000);
+    await limiter.consumeKey(subject(1, 100), T0 + 100_001);
+    await limiter.liftBan('k1');
+    expect(await limiter.bannedUntil(ref, T0 + 100_002)).toBeNull();
+  });
 });

@@ -1,6 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AnonymousLimiter } from './anonymous';
-import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowState } from './types';
+import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeyRef, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowState } from './types';
 import { accountWindows, banThreshold, lastUtcDays, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDate, utcDay } from './windows';
 
 interface AccountCounts {
@@ -59,6 +59,11 @@ export class MemoryLimiter implements Limiter {
   liftBan(keyId: string): Promise<void> {
     this.keys.delete(keyId);
     return Promise.resolve();
+  }
+
+  bannedUntil({ keyId }: KeyRef, now?: number): Promise<number | null> {
+    const until = this.keys.get(keyId)?.bannedUntilMs ?? 0;
+    return Promise.resolve(until > (now ?? Date.now()) ? until : null);
   }
 
   /** Nothing to forget: quotas arrive with every call and the counts stay true whatever they are. */

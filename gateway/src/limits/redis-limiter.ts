@@ -4,7 +4,7 @@ import { AnonymousLimiter } from './anonymous';
 import { BoundedMap } from './bounded-map';
 import { StoreUnavailableError, withDeadline } from '../store-errors';
 import { BAN_LUA, CONSUME_LUA, USAGE_LUA, parseConsumeReply, parseUsageReply, type ConsumeReply } from './script';
-import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowName, type WindowState } from './types';
+import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeyRef, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowName, type WindowState } from './types';
 import { accountWindows, banThreshold, exhausted, lastUtcDays, MINUTE_MS, refusingWindow, sameQuotas, utcDate } from './windows';
 
 export interface RedisLimiterOptions {
@@ -122,6 +122,12 @@ export class RedisLimiter implements Limiter {
   async liftBan(keyId: string): Promise<void> {
     this.keys.delete(keyId);
     await this.call(() => this.client.del(this.banKey(keyId), this.rejectionsKey(keyId)), 'lift ban');
+  }
+
+  /** Asks Redis (every replica's bans are there), anchored on our clock like the request path's answers. */
+  async bannedUntil({ keyId }: KeyRef, now?: number): Promise<number | null> {
+    const ttlMs = await this.call(() => this.client.pttl(this.banKey(keyId)), 'ban status');
+    return ttlMs > 0 ? (now ?? Date.now()) + ttlMs : null;
   }
 
   forgetAccount(accountId: string): void {

@@ -30,6 +30,9 @@ export interface KeySubject {
   quotas: Quotas;
 }
 
+/** One API key of one account, without its quotas: what the ban lookup needs. */
+export type KeyRef = Pick<KeySubject, 'accountId' | 'keyId'>;
+
 /** Accepted requests of one account on one UTC day. */
 export interface DailyCount {
   /** The UTC date, `YYYY-MM-DD`. */
@@ -60,6 +63,11 @@ export interface Limiter {
   /** Accepted requests per UTC day, the last `days` days (at most HISTORY_DAYS_KEPT) ending today, oldest first. */
   history(accountId: string, days: number, now?: number): Promise<DailyCount[]>;
   liftBan(keyId: string): Promise<void>;
+  /**
+   * When the key's temporary ban ends (Unix ms), or null when it is not banned; counts nothing (for
+   * the ops API). Takes the account too, so a store may keep the ban beside the account's counters.
+   */
+  bannedUntil(key: KeyRef, now?: number): Promise<number | null>;
   /** Drops anything cached locally about this account (after a quota change). */
   forgetAccount(accountId: string): void;
   /** 'redis', 'in-process', or 'in-process (redis unavailable)'. */

@@ -1,13 +1,12 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
-import { StoreUnavailableError } from '../store-errors';
-import type { Principal } from '../accounts/types';
-import { parseAuthorization, type AuthorizationRefusal } from '../keys/api-key';
+import type { ApiEnvironment } from '../../../shared/src/settings';
+import type { PrincipalResolver } from '../accounts/principal-resolver';
+import { API_KEY_PREFIXES, parseApiKey, parseAuthorization, type AuthorizationRefusal } from '../keys/api-key';
 import { contextOf } from './context';
 
-export interface KeyResolver {
-  resolve(apiKey: string): Promise<Principal | null>;
-}
+/** What authenticate needs of the key resolver: its caches' answer, never a store call. */
+export type KeyCache = Pick<PrincipalResolver, 'cached'>;
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="animal-store"' };
 const REFUSALS: Record<AuthorizationRefusal, string> = {
@@ -21,13 +20,25 @@ function unauthorized(message: string): ApiError {
   return new ApiError('unauthorized', message, CHALLENGE);
 }
 
+/** The answer to a key that is malformed, unknown or revoked. */
+export function invalidKey(): ApiError {
+  return unauthorized('The API key is invalid or has been revoked.');
+}
+
+/** The answer to a well-formed key of the other environment: it says where the key belongs. */
+function otherEnvironment(keyEnvironment: ApiEnvironment, deployment: ApiEnvironment): ApiError {
+  return unauthorized(`This is a ${keyEnvironment} key (${API_KEY_PREFIXES[keyEnvironment]}…); this is the ${deployment} API.`);
+}
+
 /**
- * Identifies the caller from the Authorization header only (never the query string).
- * A request without a valid key is not refused here: it is limited per IP first, so key
- * guessing is rate limited too, and then refused by `requireKey`.
+ * Identifies the caller from the Authorization header only (never the query string), from the key
+ * caches alone: no store work happens here. A key of the other environment is refused by its
+ * prefix. A key the caches cannot answer is left for lookUpKey, which asks the store once the
+ * request has paid for it. A request without a valid key is not refused here: it is limited per
+ * IP first, so key guessing is rate limited too, and then refused by `requireKey`.
  */
-export function authenticate(keys: KeyResolver): RequestHandler {
-  return async (req, res, next) => {
+export function authenticate(keys: KeyCache, environment: ApiEnvironment): RequestHandler {
+  return (req, res, next) => {
     const context = contextOf(res);
     // Node keeps only the first of several Authorization headers; a proxy in front might keep the last.
     const parsed = hasSeveralAuthorizations(req.rawHeaders) ? ({ ok: false, reason: 'malformed' } as const) : parseAuthorization(req.headers.authorization);
@@ -35,20 +46,19 @@ export function authenticate(keys: KeyResolver): RequestHandler {
       context.authError = unauthorized(REFUSALS[parsed.reason]);
       return next();
     }
-    try {
-      const principal = await keys.resolve(parsed.token);
-      if (principal) context.principal = principal;
-      else context.authError = unauthorized('The API key is invalid or has been revoked.');
-    } catch (error) {
-      // Answered after the rate-limit stage, so even this failure carries the rate-limit headers.
-      if (error instanceof StoreUnavailableError) {
-        req.log.warn({ err: error }, 'key store unavailable');
-        context.authError = new ApiError('service_unavailable', 'The API key cannot be verified right now; retry shortly.', { 'Retry-After': '1' });
-      } else {
-        req.log.error({ err: error }, 'key lookup failed');
-        context.authError = new ApiError('internal_error', 'The server failed to handle the request.');
-      }
+    const key = parseApiKey(parsed.token);
+    if (!key.ok) {
+      context.authError = invalidKey();
+      return next();
     }
+    if (key.environment !== environment) {
+      context.authError = otherEnvironment(key.environment, environment);
+      return next();
+    }
+    const answer = keys.cached(key.key);
+    if (answer.state === 'valid') context.principal = answer.principal;
+    else if (answer.state === 'refused') context.authError = invalidKey();
+    else context.pendingKey = { apiKey: key.key, recentlyValid: answer.state === 'recheck' };
     next();
   };
 }

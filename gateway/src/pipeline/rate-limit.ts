@@ -1,44 +1,83 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
+import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
-import type { LimitDecision, Limiter } from '../limits/types';
+import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
 import { contextOf } from './context';
 
 export interface RateLimitOptions {
   limiter: Limiter;
   anonPerMinute: number;
+  /** IPv6 clients share one anonymous budget per network of this many leading bits. */
+  anonIpv6PrefixLength: number;
   /** Sees every decision (metrics). */
   onDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => void;
+  /** Sees every decision about a key with its windows (ops usage board, keys' last use); must only write to memory. */
+  onKeyDecision?: (subject: KeySubject, decision: LimitDecision) => void;
 }
 
 /**
- * Counts the request against its account (or its IP without a valid key), puts the
- * rate-limit headers on the response whatever comes next, and refuses it when over.
+ * Charges a request to its client's anonymous budget, puts that limit's headers on the response,
+ * and gives the refusal to answer with when the budget is spent (undefined when accepted).
+ * `lookup`: the charge pays for looking up a key the server has not seen recently (lookUpKey);
+ * `request`: the request itself has no valid key.
  */
-export function rateLimit({ limiter, anonPerMinute, onDecision }: RateLimitOptions): RequestHandler {
+export type AnonymousCharge = (req: Request, res: Response, purpose: 'request' | 'lookup') => Promise<ApiError | undefined>;
+
+export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
+  return async (req, res, purpose) => {
+    const decision = await limiter.consumeAnonymous(clientSubject(req.ip ?? req.socket.remoteAddress, anonIpv6PrefixLength), anonPerMinute);
+    contextOf(res).anonymousDecision = decision;
+    onDecision(decision.outcome, 'anonymous');
+    const retryAfter = applyHeaders(res, decision);
+    if (decision.outcome === 'allowed') return undefined;
+    const scope =
+      purpose === 'lookup'
+        ? 'this address has used up its per-minute limit for requests without a recognised API key, and a key this server has not seen recently is checked within that limit'
+        : 'the per-minute limit for requests without a valid API key is used up';
+    return new ApiError('rate_limited', `Rate limit exceeded: ${scope}; retry after ${retryAfter} seconds.`);
+  };
+}
+
+/**
+ * Counts the request against its account, or, without a valid key, against its client's anonymous
+ * budget unless lookUpKey already charged it there (for the lookup of a key that turned out
+ * unknown). A valid key the caches did not know was charged one anonymous unit for its lookup
+ * too; the account's headers replace the anonymous ones. Puts the rate-limit headers on the
+ * response whatever comes next, and refuses the request when over.
+ */
+export function rateLimit(options: RateLimitOptions): RequestHandler {
+  const charge = anonymousCharge(options);
   return async (req, res, next) => {
-    const { principal } = contextOf(res);
-    let decision: LimitDecision;
-    try {
-      decision = principal
-        ? await limiter.consumeKey(principal)
-        : await limiter.consumeAnonymous(req.ip ?? req.socket.remoteAddress ?? 'unknown', anonPerMinute);
-    } catch (error) {
-      // A store failure is never a 429; the limiter falls back by itself, so this is a bug.
-      next(error);
+    const { principal, anonymousDecision } = contextOf(res);
+    if (!principal) {
+      // A store failure is never a 429; the limiter falls back by itself, so an exception is a bug.
+      if (anonymousDecision) next();
+      else charge(req, res, 'request').then(next, next);
       return;
     }
-    onDecision(decision.outcome, principal ? 'key' : 'anonymous');
-    const headers = rateLimitHeaders(decision, Date.now());
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-
+    let decision: LimitDecision;
+    try {
+      decision = await options.limiter.consumeKey(principal);
+    } catch (error) {
+      return next(error);
+    }
+    options.onDecision(decision.outcome, 'key');
+    options.onKeyDecision?.(principal, decision);
+    const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'banned') {
-      next(new ApiError('temporarily_banned', `This API key is temporarily banned for sending requests while rate limited; retry after ${headers['Retry-After']} seconds.`));
+      next(new ApiError('temporarily_banned', `This API key is temporarily banned for sending requests while rate limited; retry after ${retryAfter} seconds.`));
     } else if (decision.outcome === 'limited') {
-      const scope = principal ? `the account's per-${decision.binding} limit` : 'the per-minute limit for requests without a valid API key';
-      next(new ApiError('rate_limited', `Rate limit exceeded: ${scope} is used up; retry after ${headers['Retry-After']} seconds.`));
+      next(new ApiError('rate_limited', `Rate limit exceeded: the account's per-${decision.binding} limit is used up; retry after ${retryAfter} seconds.`));
     } else {
       next();
     }
   };
+}
+
+/** Sets the decision's headers (replacing any earlier ones); returns its Retry-After, if any. */
+function applyHeaders(res: Response, decision: LimitDecision): string | undefined {
+  const headers = rateLimitHeaders(decision, Date.now());
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  return headers['Retry-After'];
 }

@@ -1,23 +1,12 @@
-import type { RequestHandler } from 'express';
 import { GATEWAY_ISSUER, signInternalToken } from '../../../shared/src/internal-token';
-import { contextOf } from './context';
 
 /** Token lifetime: long enough for the slowest upstream answer, far below the 5-minute ceiling. */
 const LIFETIME_SECONDS = 60;
 
 /**
  * Replaces the client's API key with a short-lived internal token naming the account:
- * the pets-service never sees a client's key.
+ * the pets-service never sees a client's key. Returns the `Authorization` value for the upstream.
  */
-export function signInternalTokenStage(secret: string): RequestHandler {
-  return (req, res, next) => {
-    const { principal } = contextOf(res);
-    if (!principal) {
-      next(new Error('sign-internal-token reached without an authenticated principal'));
-      return;
-    }
-    const token = signInternalToken(secret, { issuer: GATEWAY_ISSUER, subject: principal.accountId, lifetimeSeconds: LIFETIME_SECONDS });
-    req.headers.authorization = `Bearer ${token}`;
-    next();
-  };
+export function internalAuthorization(secret: string): (accountId: string) => string {
+  return (accountId) => `Bearer ${signInternalToken(secret, { issuer: GATEWAY_ISSUER, subject: accountId, lifetimeSeconds: LIFETIME_SECONDS })}`;
 }

@@ -23,11 +23,11 @@ export function authenticateInternalToken(secret: string): RequestHandler {
       claims = verifyInternalToken(match[1], secret);
     } catch (error) {
       if (!(error instanceof InvalidInternalToken)) throw error;
-      req.log?.warn({ reason: error.message }, 'internal token refused');
+      req.log.warn({ reason: error.message }, 'internal token refused');
       throw unauthorized('The internal token is not valid.');
     }
+    // The access log names the caller from here.
     res.locals.caller = claims;
-    req.log?.setBindings({ caller: claims.iss, subject: claims.sub });
     next();
   };
 }

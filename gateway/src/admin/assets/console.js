@@ -1,0 +1,445 @@
+// The ops console: a small vanilla module over the admin API, no framework and no build step
+// (ADR 0005, ADR 0011). Every number it shows comes from /admin, called with the operator's token as a bearer
+// token; the token lives in sessionStorage (this tab only) and is never put in a cookie, so no other
+// site can make the browser act with it. Everything shown is written with textContent, never as HTML.
+
+const TOKEN_KEY = 'animal-store-ops-token';
+const SVG = 'http://www.w3.org/2000/svg';
+
+const $ = (id) => document.getElementById(id);
+
+/** A refusal of the admin API, with its Error-shape message. */
+class ApiFailure extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+// ---------------------------------------------------------------- the admin API
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** Calls the admin API; resolves to {data, next} where next is the Link rel="next" target, if any. */
+async function api(method, path, body) {
+  const headers = { authorization: `Bearer ${token()}`, accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text === '' ? null : JSON.parse(text);
+  } catch {
+    // not JSON: reported below by status
+  }
+  if (response.status === 401) {
+    signOut('Your token was refused: sign in again.');
+    throw new ApiFailure(401, data?.message ?? 'unauthorized');
+  }
+  if (!response.ok) throw new ApiFailure(response.status, data?.message ?? `${response.status} ${response.statusText}`);
+  return { data, next: nextLink(response.headers.get('link')) };
+}
+
+function nextLink(header) {
+  const match = /<([^>]+)>\s*;\s*rel="next"/.exec(header ?? '');
+  return match ? match[1] : null;
+}
+
+// ---------------------------------------------------------------- small DOM helpers
+
+/** An element with attributes and children (strings become text nodes: never parsed as HTML). */
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
+  return node;
+}
+
+function svg(tag, attributes = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  for (const child of children) node.append(child instanceof Node ? child : String(child));
+  return node;
+}
+
+function status(message) {
+  $('status').textContent = message;
+}
+
+const numberFormat = new Intl.NumberFormat('en');
+const formatNumber = (n) => (n === null || n === undefined ? '—' : numberFormat.format(n));
+/** ISO 8601 → `2026-01-02 03:04:05` (UTC, as the API gives it). */
+const formatTime = (iso) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, '').replace(/Z$/, '') : '—');
+/** A share of quota as a whole percentage; a little use never reads as 0%. */
+const shareOf = (used, quota) => {
+  const percent = (used / quota) * 100;
+  return percent > 0 && percent < 1 ? '<1%' : `${Math.round(percent)}%`;
+};
+const planLabel = (plan) => plan.charAt(0).toUpperCase() + plan.slice(1);
+
+function accountLink(id, label) {
+  return el('a', { href: `#account/${encodeURIComponent(id)}` }, label ?? id);
+}
+
+function describeValues(values) {
+  if (values === null || values === undefined) return '—';
+  return Object.entries(values)
+    .map(([name, value]) => `${name}: ${value === null ? 'none' : value}`)
+    .join(', ');
+}
+
+function auditRow(entry) {
+  const target = entry.accountId && entry.target === entry.accountId ? accountLink(entry.target) : entry.target;
+  return el(
+    'tr',
+    {},
+    el('td', {}, formatTime(entry.at)),
+    el('td', {}, entry.actor),
+    el('td', {}, entry.action),
+    el('td', {}, target),
+    el('td', { class: 'values' }, describeValues(entry.before)),
+    el('td', { class: 'values' }, describeValues(entry.after)),
+  );
+}
+
+// ---------------------------------------------------------------- sign in and out
+
+async function signIn(candidate) {
+  sessionStorage.setItem(TOKEN_KEY, candidate);
+  try {
+    const { data } = await api('GET', '/admin/me');
+    $('actor').textContent = data.actor;
+    $('sign-in-error').textContent = '';
+    showSignedIn(true);
+    await route();
+  } catch (error) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    showSignedIn(false);
+    $('sign-in-error').textContent = error.status === 401 ? 'That admin token was refused.' : `Could not sign in: ${error.message}`;
+  }
+}
+
+function signOut(message = '') {
+  sessionStorage.removeItem(TOKEN_KEY);
+  showSignedIn(false);
+  $('sign-in-error').textContent = message;
+}
+
+function showSignedIn(signedIn) {
+  $('sign-in-view').hidden = signedIn;
+  $('nav').hidden = !signedIn;
+  $('session').hidden = !signedIn;
+  if (!signedIn) {
+    for (const id of ['accounts-view', 'account-view', 'usage-view', 'audit-view']) $(id).hidden = true;
+    $('token').value = '';
+  }
+}
+
+// ---------------------------------------------------------------- views
+
+const VIEWS = ['accounts-view', 'account-view', 'usage-view', 'audit-view'];
+
+function show(view, section) {
+  for (const id of VIEWS) $(id).hidden = id !== view;
+  for (const link of document.querySelectorAll('#nav a')) {
+    if (link.getAttribute('href') === `#${section}`) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+/** `#accounts`, `#account/ID`, `#usage`, `#audit`: the back button works, and a view can be linked to. */
+async function route() {
+  if (!token()) return;
+  const [section, id] = location.hash.replace(/^#/, '').split('/');
+  status('');
+  try {
+    if (section === 'account' && id) await showAccount(decodeURIComponent(id));
+    else if (section === 'usage') await showUsage();
+    else if (section === 'audit') await showAudit();
+    else await showAccounts();
+  } catch (error) {
+    if (error.status !== 401) status(`Error: ${error.message}`);
+  }
+}
+
+// Accounts: search, filter by plan, page.
+
+async function showAccounts() {
+  show('accounts-view', 'accounts');
+  const params = new URLSearchParams();
+  const q = $('search').value.trim();
+  const plan = $('plan-filter').value;
+  if (q) params.set('q', q);
+  if (plan) params.set('plan', plan);
+  $('accounts-table').tBodies[0].replaceChildren();
+  const query = params.toString();
+  await loadAccounts(`/admin/accounts${query ? `?${query}` : ''}`);
+}
+
+async function loadAccounts(path) {
+  const { data, next } = await api('GET', path);
+  const body = $('accounts-table').tBodies[0];
+  for (const account of data) {
+    body.append(
+      el(
+        'tr',
+        {},
+        el('td', {}, accountLink(account.id, account.name)),
+        el('td', {}, account.email ?? '—'),
+        el('td', {}, planLabel(account.plan)),
+        el('td', { class: 'number' }, formatNumber(account.perMinute)),
+        el('td', { class: 'number' }, formatNumber(account.perDay)),
+        el('td', {}, formatTime(account.createdAt)),
+      ),
+    );
+  }
+  $('accounts-empty').hidden = body.rows.length > 0;
+  const more = $('accounts-more');
+  more.hidden = next === null;
+  more.onclick = next === null ? null : () => loadAccounts(next).catch((error) => status(`Error: ${error.message}`));
+}
+
+// One account: facts, usage now, the 30-day chart, plan form, keys, its audit entries.
+
+let currentAccount = null;
+
+async function showAccount(id) {
+  show('account-view', 'accounts');
+  $('new-key').hidden = true;
+  $('plan-error').textContent = '';
+  const [account, keys, audit] = await Promise.all([
+    api('GET', `/admin/accounts/${encodeURIComponent(id)}`),
+    api('GET', `/admin/accounts/${encodeURIComponent(id)}/keys`),
+    api('GET', `/admin/audit?account=${encodeURIComponent(id)}&limit=50`),
+  ]);
+  currentAccount = account.data;
+  renderAccount(account.data);
+  renderKeys(keys.data);
+  $('account-audit-table').tBodies[0].replaceChildren(...audit.data.map(auditRow));
+}
+
+function renderAccount(account) {
+  $('account-title').textContent = account.name;
+  const facts = [
+    ['Id', account.id],
+    ['Email', account.email ?? '—'],
+    ['Plan', planLabel(account.plan)],
+    ['Per minute', `${formatNumber(account.perMinute)}${account.overrides.perMinute === null ? ' (plan)' : ' (override)'}`],
+    ['Per day', `${formatNumber(account.perDay)}${account.overrides.perDay === null ? ' (plan)' : ' (override)'}`],
+    ['Created', formatTime(account.createdAt)],
+  ];
+  $('account-facts').replaceChildren(...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+
+  const usage = account.usage;
+  const windowFacts = usage
+    ? [
+        ['This minute', `${formatNumber(usage.minute.used)} of ${formatNumber(usage.minute.limit)} (resets ${formatTime(usage.minute.resetAt)})`],
+        ['Today (UTC)', `${formatNumber(usage.day.used)} of ${formatNumber(usage.day.limit)} (resets ${formatTime(usage.day.resetAt)})`],
+      ]
+    : [['Usage', 'no quotas: nothing is limited']];
+  $('account-usage').replaceChildren(...windowFacts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+
+  $('plan-select').value = account.plan;
+  $('per-minute').value = account.overrides.perMinute ?? '';
+  $('per-day').value = account.overrides.perDay ?? '';
+  $('history-chart').replaceChildren(historyChart(account.history ?? []));
+}
+
+/** Accepted requests per UTC day as an inline SVG bar chart, drawn here (no library). */
+function historyChart(history) {
+  const width = 640;
+  const height = 200;
+  const left = 48;
+  const bottom = 24;
+  const top = 12;
+  const plotWidth = width - left - 8;
+  const plotHeight = height - top - bottom;
+  const peak = Math.max(1, ...history.map((day) => day.accepted));
+  const total = history.reduce((sum, day) => sum + day.accepted, 0);
+  const step = plotWidth / Math.max(1, history.length);
+  const busiest = history.reduce((best, day) => (best === null || day.accepted > best.accepted ? day : best), null);
+  const label =
+    history.length === 0
+      ? 'No history'
+      : `Accepted requests per day from ${history[0].day} to ${history[history.length - 1].day}: ${formatNumber(total)} in all` +
+        (busiest && busiest.accepted > 0 ? `, at most ${formatNumber(busiest.accepted)} on ${busiest.day}.` : '.');
+
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label, 'data-total': total });
+  chart.append(svg('title', {}, label));
+  chart.append(svg('line', { class: 'axis', x1: left, y1: top + plotHeight, x2: width - 8, y2: top + plotHeight }));
+  chart.append(svg('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, formatNumber(peak)));
+  chart.append(svg('text', { x: left - 6, y: top + plotHeight, 'text-anchor': 'end' }, '0'));
+  history.forEach((day, i) => {
+    const barHeight = (day.accepted / peak) * plotHeight;
+    const bar = svg('rect', {
+      class: i === history.length - 1 ? 'bar today' : 'bar',
+      x: (left + i * step + step * 0.15).toFixed(1),
+      y: (top + plotHeight - barHeight).toFixed(1),
+      width: (step * 0.7).toFixed(1),
+      height: barHeight.toFixed(1),
+      'data-day': day.day,
+      'data-accepted': day.accepted,
+    });
+    bar.append(svg('title', {}, `${day.day}: ${formatNumber(day.accepted)} accepted`));
+    chart.append(bar);
+  });
+  if (history.length > 0) {
+    chart.append(svg('text', { x: left, y: height - 6 }, history[0].day));
+    chart.append(svg('text', { x: width - 8, y: height - 6, 'text-anchor': 'end' }, history[history.length - 1].day));
+  }
+  return chart;
+}
+
+function renderKeys(keys) {
+  const rows = keys.map((key) => {
+    const banned = key.bannedUntil !== null;
+    const state = key.revokedAt ? `revoked ${formatTime(key.revokedAt)}` : banned ? `banned until ${formatTime(key.bannedUntil)}` : 'active';
+    const actions = el('div', { class: 'actions' });
+    if (!key.revokedAt) {
+      actions.append(el('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revokeKey(key) }, 'Revoke'));
+      if (banned) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'lift-ban', onclick: () => liftBan(key) }, 'Lift ban'));
+    }
+    return el(
+      'tr',
+      { 'data-key-id': key.id },
+      el('td', {}, el('code', {}, key.masked ?? '(not kept)')),
+      el('td', {}, el('code', {}, key.id)),
+      el('td', {}, formatTime(key.createdAt)),
+      el('td', {}, key.lastUsedAt ? formatTime(key.lastUsedAt) : 'never'),
+      el('td', {}, state),
+      el('td', {}, actions),
+    );
+  });
+  $('keys-table').tBodies[0].replaceChildren(...rows);
+}
+
+async function revokeKey(key) {
+  if (!confirm(`Revoke ${key.masked ?? key.id}? Every gateway replica refuses it within a second; this cannot be undone.`)) return;
+  await act(() => api('DELETE', `/admin/keys/${encodeURIComponent(key.id)}`), `Key ${key.id} revoked.`);
+}
+
+async function liftBan(key) {
+  await act(() => api('DELETE', `/admin/keys/${encodeURIComponent(key.id)}/ban`), `Ban of ${key.id} lifted.`);
+}
+
+async function createKey() {
+  if (!currentAccount) return;
+  try {
+    const { data } = await api('POST', `/admin/accounts/${encodeURIComponent(currentAccount.id)}/keys`);
+    await showAccount(currentAccount.id);
+    $('new-key-value').textContent = data.key;
+    $('new-key').hidden = false;
+    status(`Key ${data.id} created.`);
+  } catch (error) {
+    status(`Error: ${error.message}`);
+  }
+}
+
+/** Runs a change, then shows the account again as the API now has it (its audit entry included). */
+async function act(change, done) {
+  try {
+    await change();
+    await showAccount(currentAccount.id);
+    status(done);
+  } catch (error) {
+    status(`Error: ${error.message}`);
+  }
+}
+
+async function savePlan(event) {
+  event.preventDefault();
+  if (!currentAccount) return;
+  const override = (input) => (input.value.trim() === '' ? null : Number(input.value));
+  const patch = { plan: $('plan-select').value, perMinute: override($('per-minute')), perDay: override($('per-day')) };
+  try {
+    await api('PATCH', `/admin/accounts/${encodeURIComponent(currentAccount.id)}`, patch);
+    $('plan-error').textContent = '';
+    await showAccount(currentAccount.id);
+    status('Plan and quotas saved.');
+  } catch (error) {
+    $('plan-error').textContent = error.message;
+  }
+}
+
+// Usage board.
+
+async function showUsage() {
+  show('usage-view', 'usage');
+  const window = $('usage-window').value;
+  const [top, refused] = await Promise.all([api('GET', `/admin/usage/top?window=${window}&limit=50`), api('GET', '/admin/usage/refused?limit=50')]);
+  $('usage-table').tBodies[0].replaceChildren(
+    ...top.data.map((entry) =>
+      el(
+        'tr',
+        {},
+        el('td', {}, accountLink(entry.accountId, entry.name)),
+        el('td', {}, planLabel(entry.plan)),
+        el('td', { class: 'number' }, formatNumber(entry.used)),
+        el('td', { class: 'number' }, formatNumber(entry.quota)),
+        el('td', { class: 'number' }, shareOf(entry.used, entry.quota)),
+      ),
+    ),
+  );
+  $('refused-table').tBodies[0].replaceChildren(
+    ...refused.data.map((entry) =>
+      el(
+        'tr',
+        {},
+        el('td', {}, el('code', {}, entry.keyId)),
+        el('td', {}, accountLink(entry.accountId, entry.name)),
+        el('td', {}, planLabel(entry.plan)),
+        el('td', { class: 'number' }, formatNumber(entry.refused)),
+      ),
+    ),
+  );
+}
+
+// Audit trail.
+
+async function showAudit() {
+  show('audit-view', 'audit');
+  $('audit-table').tBodies[0].replaceChildren();
+  await loadAudit('/admin/audit?limit=50');
+}
+
+async function loadAudit(path) {
+  const { data, next } = await api('GET', path);
+  $('audit-table').tBodies[0].append(...data.map(auditRow));
+  const more = $('audit-more');
+  more.hidden = next === null;
+  more.onclick = next === null ? null : () => loadAudit(next).catch((error) => status(`Error: ${error.message}`));
+}
+
+// ---------------------------------------------------------------- wiring
+
+function start() {
+  $('sign-in-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void signIn($('token').value.trim());
+  });
+  $('sign-out').addEventListener('click', () => signOut());
+  $('search-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (location.hash !== '#accounts') location.hash = '#accounts';
+    else void route();
+  });
+  $('plan-form').addEventListener('submit', (event) => void savePlan(event));
+  $('create-key').addEventListener('click', () => void createKey());
+  $('usage-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void route();
+  });
+  window.addEventListener('hashchange', () => void route());
+
+  const saved = token();
+  if (saved) void signIn(saved);
+  else showSignedIn(false);
+}
+
+start();

@@ -1,0 +1,61 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Router, type RequestHandler } from 'express';
+import { methodNotAllowed } from '../../../shared/src/errors';
+
+/**
+ * The ops console (`GET /console`): a static page, one vanilla JS module and one style sheet, served
+ * as they are from `gateway/src/admin/assets/` (no build step: ADR 0005, ADR 0011). Mounted on the admin app
+ * only, so it is never reachable on the public port. The page needs no token to load; it asks for
+ * one and sends it as a bearer token to the admin API, which checks every call.
+ */
+
+/** Scripts and styles from this origin only, no inline script or style, no framing, no form posts, no other hosts. */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const FILES: Record<string, { file: string; type: string }> = {
+  '/console': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/console/console.js': { file: 'console.js', type: 'text/javascript; charset=utf-8' },
+  '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
+  '/console/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+};
+
+/**
+ * Where the console's files are: `assets/` beside this module when it runs from source (tests), and
+ * the same folder in the source tree when it runs from `dist/` (the Docker image copies it).
+ */
+export function consoleDirectory(from = __dirname): string {
+  const candidates = [path.join(from, 'assets'), path.resolve(from, '..', '..', '..', '..', 'gateway', 'src', 'admin', 'assets')];
+  const found = candidates.find((candidate) => existsSync(path.join(candidate, 'index.html')));
+  if (!found) throw new Error(`the ops console's files are missing: looked in ${candidates.join(' and ')}`);
+  return found;
+}
+
+export function consoleRoutes(directory = consoleDirectory()): Router {
+  const router = Router({ caseSensitive: true });
+  for (const [route, { file, type }] of Object.entries(FILES)) {
+    // Read once: the files are small, and a missing one stops the gateway at start-up, not a visitor later.
+    const body = readFileSync(path.join(directory, file));
+    const serve: RequestHandler = (_req, res) => {
+      res.setHeader('Content-Type', type);
+      res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('X-Frame-Options', 'DENY');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.setHeader('Cache-Control', 'no-cache');
+      res.send(body);
+    };
+    router.get(route, serve);
+    router.all(route, methodNotAllowed(['GET', 'HEAD']));
+  }
+  return router;
+}

@@ -1,0 +1,108 @@
+import http from 'node:http';
+import https from 'node:https';
+
+/** Why a replica failed a request: it refused or dropped the connection, or it did not answer in time. */
+export type FailureKind = 'connect' | 'reset' | 'timeout';
+
+export interface Replica {
+  /** The base URL as configured (`PETS_URL` entry), also its metrics label. */
+  readonly url: string;
+  readonly protocol: 'http:' | 'https:';
+  readonly hostname: string;
+  readonly port: number;
+  /** Joined before every forwarded path (a base URL may carry a path prefix). */
+  readonly basePath: string;
+  /** This replica's own keep-alive pool. */
+  readonly agent: http.Agent;
+  /** 0 while healthy; otherwise when it may be tried again. */
+  unavailableUntil: number;
+  /** Consecutive failures, for the back-off. */
+  failures: number;
+}
+
+export interface ReplicaSetOptions {
+  /** First back-off after a failure; doubles with each further failure, up to `maxBackoffMs`. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  now?: () => number;
+}
+
+/**
+ * The pets-service replicas behind `PETS_URL`: requests go round robin over the healthy ones, each
+ * over its own keep-alive pool. A replica that fails (connection refused or reset, or too slow) is
+ * left out for a back-off (passive health checking: no probe traffic), then gets requests again; one
+ * success makes it healthy. When every replica is backing off, the one free soonest is still tried:
+ * a request is never refused without an attempt.
+ */
+export class ReplicaSet {
+  readonly replicas: readonly Replica[];
+  private next = 0;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly now: () => number;
+
+  constructor(urls: readonly string[], { backoffMs = 500, maxBackoffMs = 15_000, now = Date.now }: ReplicaSetOptions = {}) {
+    if (urls.length === 0) throw new Error('at least one pets-service URL is needed');
+    this.replicas = urls.map(replicaOf);
+    this.backoffMs = backoffMs;
+    this.maxBackoffMs = maxBackoffMs;
+    this.now = now;
+  }
+
+  /** The next replica to try, never one of `tried`; undefined when every replica has been tried. */
+  pick(tried?: ReadonlySet<Replica>): Replica | undefined {
+    const count = this.replicas.length;
+    const now = this.now();
+    let soonest: Replica | undefined;
+    for (let i = 0; i < count; i++) {
+      const replica = this.replicas[(this.next + i) % count]!;
+      if (tried?.has(replica)) continue;
+      if (replica.unavailableUntil <= now) {
+        this.next = (this.next + i + 1) % count;
+        return replica;
+      }
+      if (!soonest || replica.unavailableUntil < soonest.unavailableUntil) soonest = replica;
+    }
+    return soonest;
+  }
+
+  succeeded(replica: Replica): void {
+    replica.failures = 0;
+    replica.unavailableUntil = 0;
+  }
+
+  failed(replica: Replica): void {
+    replica.failures += 1;
+    const backoff = Math.min(this.backoffMs * 2 ** (replica.failures - 1), this.maxBackoffMs);
+    replica.unavailableUntil = this.now() + backoff;
+  }
+
+  isAvailable(replica: Replica): boolean {
+    return replica.unavailableUntil <= this.now();
+  }
+
+  close(): void {
+    for (const replica of this.replicas) replica.agent.destroy();
+  }
+}
+
+/**
+ * Idle upstream connections close after 30 s, well before the pets-service's 65 s keep-alive
+ * timeout, so the gateway never reuses a connection the pets-service is closing.
+ */
+const AGENT_OPTIONS: http.AgentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, keepAliveMsecs: 1_000, timeout: 30_000 };
+
+function replicaOf(base: string): Replica {
+  const url = new URL(base);
+  const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
+  return {
+    url: base,
+    protocol,
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: Number(url.port) || (protocol === 'https:' ? 443 : 80),
+    basePath: url.pathname.replace(/\/+$/, ''),
+    agent: protocol === 'https:' ? new https.Agent(AGENT_OPTIONS) : new http.Agent(AGENT_OPTIONS),
+    unavailableUntil: 0,
+    failures: 0,
+  };
+}

@@ -1,0 +1,227 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import type { Browser, Page } from 'playwright-core';
+import { createLogger } from '../../shared/src/logger';
+import { CONSOLE_CSP } from '../src/admin/console';
+import { loadGatewayConfig } from '../src/config';
+import { createGateway, type Gateway } from '../src/gateway';
+import { describeIfBrowser, launchBrowser } from '../../test/helpers/browser';
+
+/**
+ * The ops console on a real gateway (`createGateway`, in-process store, the admin app on an
+ * ephemeral port), driven in headless Chromium as an operator would: sign in, search, open an
+ * account, change its plan, revoke a key, lift a ban, read the usage board and the audit trail.
+ */
+
+const ADMIN = 'console-admin-token-0123456789';
+const ALICE = 'console-alice-token-0123456789';
+
+let gateway: Gateway;
+let server: Server;
+let consoleUrl: string;
+
+beforeAll(async () => {
+  const config = loadGatewayConfig({
+    INTERNAL_JWT_SECRET: 'console-test-internal-secret-0123456789',
+    ADMIN_TOKEN: ADMIN,
+    ADMIN_TOKENS: `alice:${ALICE}`,
+    PETS_URL: 'http://127.0.0.1:9', // never reached: the tests only call /v1/openapi.json
+    BAN_THRESHOLD: '2',
+  });
+  gateway = await createGateway(config, { logger: createLogger('console-test', 'silent') });
+  await new Promise<void>((resolve) => {
+    server = gateway.adminApp.listen(0, '127.0.0.1', () => resolve());
+  });
+  consoleUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/console`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await gateway?.close();
+});
+
+async function admin<T = Record<string, unknown>>(method: 'get' | 'post' | 'patch', path: string, body?: object): Promise<T> {
+  const call = request(gateway.adminApp)[method](path).set('Authorization', `Bearer ${ADMIN}`);
+  const res = await (body ? call.send(body) : call);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body as T;
+}
+
+/**
+ * Public requests with a key, through the real pipeline. The interface description needs no upstream
+ * (but no key either); `/v1/pets` needs a key, and answers 502 past it since no pets-service runs here.
+ */
+async function publicRequests(key: string, count: number, path = '/v1/openapi.json'): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++) statuses.push((await request(gateway.publicApp).get(path).set('Authorization', `Bearer ${key}`)).status);
+  return statuses;
+}
+
+describe('ops console over HTTP', () => {
+  it('when /console and its files are asked for on the admin port, then they come with a CSP that allows no inline script', async () => {
+    const page = await request(gateway.adminApp).get('/console');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    expect(CONSOLE_CSP).toContain("script-src 'self'");
+    expect(CONSOLE_CSP).not.toContain('unsafe-inline');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.text).toContain('<script type="module" src="/console/console.js"></script>');
+    expect(page.text).not.toMatch(/<script>|<script type="module">|\son[a-z]+=|style=/);
+    const script = await request(gateway.adminApp).get('/console/console.js');
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(script.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+    expect((await request(gateway.adminApp).get('/console/console.css')).headers['content-type']).toBe('text/css; charset=utf-8');
+    expect((await request(gateway.adminApp).post('/console')).status).toBe(405);
+    expect((await request(gateway.adminApp).get('/console/other.js')).status).toBe(404);
+  });
+
+  it('when /console is asked for on the public port, then 404: the console lives on the admin port only', async () => {
+    for (const path of ['/console', '/console/console.js', '/console/console.css']) {
+      const res = await request(gateway.publicApp).get(path);
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    }
+  });
+});
+
+describeIfBrowser()('ops console in Chromium', () => {
+  let browser: Browser;
+  let acme: { id: string };
+  let key: { id: string; key: string };
+  let spare: { id: string; key: string };
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    acme = await admin('post', '/admin/accounts', { name: 'Acme Corp', plan: 'enterprise', perMinute: 3, perDay: 1_000 });
+    await admin('post', '/admin/accounts', { name: 'Globex', plan: 'free' });
+    await admin('post', '/admin/accounts', { name: 'Initech', plan: 'pro' });
+    key = await admin('post', `/admin/accounts/${acme.id}/keys`);
+    spare = await admin('post', `/admin/accounts/${acme.id}/keys`);
+    // 3 accepted, then refused until the second refusal bans the key.
+    expect(await publicRequests(key.key, 5)).toEqual([200, 200, 200, 429, 429]);
+    await gateway.usage.flush();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** A fresh tab that fails the test on any script error or CSP violation. */
+  async function openConsole(): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      // A refused token is an expected 401 in the network log; anything else is a problem.
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(message.text());
+    });
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(consoleUrl);
+    return { page, problems };
+  }
+
+  async function signIn(page: Page, token: string) {
+    await page.getByLabel('Admin token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  const keyRow = (page: Page, id: string) => page.locator(`#keys-table tr[data-key-id="${id}"]`);
+
+  it('when a wrong token is given, then it is refused and nothing but the sign-in shows', async () => {
+    const { page, problems } = await openConsole();
+    await signIn(page, 'not-the-token');
+    await page.getByText('That admin token was refused.').waitFor();
+    expect(await page.locator('#accounts-view').isHidden()).toBe(true);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('when an operator signs in, searches and opens an account, then they see its quotas, usage, 30-day chart and keys', async () => {
+    const { page, problems } = await openConsole();
+    await signIn(page, ALICE);
+    await page.getByText('Signed in as').waitFor();
+    expect(await page.locator('#actor').textContent()).toBe('alice');
+    await page.locator('#accounts-table tbody tr').nth(2).waitFor();
+    expect(await page.locator('#accounts-table tbody tr').count()).toBeGreaterThanOrEqual(3);
+
+    await page.getByLabel('Name or email').fill('ACME');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForFunction("document.querySelectorAll('#accounts-table tbody tr').length === 1");
+    await page.getByRole('link', { name: 'Acme Corp' }).click();
+
+    await page.getByRole('heading', { name: 'Acme Corp' }).waitFor();
+    const facts = await page.locator('#account-facts').textContent();
+    expect(facts).toContain('3 (override)');
+    expect(facts).toContain('1,000 (override)');
+    expect(await page.locator('#account-usage').textContent()).toContain('3 of 3');
+    const chart = page.locator('#history-chart svg');
+    expect(await chart.getAttribute('data-total')).toBe('3');
+    expect(await chart.locator('rect.bar').count()).toBe(30);
+    expect(await chart.locator('rect.bar.today').getAttribute('data-accepted')).toBe('3');
+    expect(await chart.getAttribute('aria-label')).toMatch(/^Accepted requests per day from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: 3 in all/);
+    expect(await keyRow(page, key.id).textContent()).toContain(`ask_live_…${key.key.slice(-4)}`);
+    expect(await keyRow(page, key.id).textContent()).toContain('banned until');
+    expect(await page.content()).not.toContain(key.key);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('when the operator changes the plan, revokes a key and lifts a ban, then each takes effect and its audit entry appears under their name', async () => {
+    const { page, problems } = await openConsole();
+    await signIn(page, ALICE);
+    await page.goto(`${consoleUrl}#account/${acme.id}`);
+    await page.getByRole('heading', { name: 'Acme Corp' }).waitFor();
+
+    await page.getByRole('combobox', { name: 'Plan', exact: true }).selectOption('enterprise');
+    await page.getByLabel(/Per-minute override/).fill('500');
+    await page.getByLabel(/Per-day override/).fill('50000');
+    await page.getByRole('button', { name: 'Save plan and quotas' }).click();
+    await page.getByText('Plan and quotas saved.').waitFor();
+    expect(await page.locator('#account-facts').textContent()).toContain('50,000 (override)');
+    expect((await admin<{ perDay: number }>('get', `/admin/accounts/${acme.id}`)).perDay).toBe(50_000);
+    const auditRows = page.locator('#account-audit-table tbody tr');
+    expect(await auditRows.first().textContent()).toMatch(/alice.*account\.updated.*perMinute: 3, perDay: 1000.*perMinute: 500, perDay: 50000/);
+
+    await keyRow(page, key.id).getByRole('button', { name: 'Lift ban' }).click();
+    await page.getByText(`Ban of ${key.id} lifted.`).waitFor();
+    expect(await keyRow(page, key.id).textContent()).toContain('active');
+    expect(await auditRows.first().textContent()).toMatch(new RegExp(`alice.*ban\\.lifted.*${key.id}`));
+    expect(await publicRequests(key.key, 1)).toEqual([200]);
+
+    expect(await publicRequests(spare.key, 1, '/v1/pets')).toEqual([502]);
+    await keyRow(page, spare.id).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText(`Key ${spare.id} revoked.`).waitFor();
+    expect(await keyRow(page, spare.id).textContent()).toContain('revoked');
+    expect(await keyRow(page, spare.id).getByRole('button').count()).toBe(0);
+    expect(await auditRows.first().textContent()).toMatch(new RegExp(`alice.*key\\.revoked.*${spare.id}`));
+    expect(await publicRequests(spare.key, 1, '/v1/pets')).toEqual([401]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('when the operator opens the usage board and the audit trail, then Acme is on them', async () => {
+    const { page, problems } = await openConsole();
+    await signIn(page, ALICE);
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByLabel('Window').selectOption('day');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.locator('#usage-table tbody tr').first().waitFor();
+    expect(await page.locator('#usage-table tbody').textContent()).toContain('Acme Corp');
+    expect(await page.locator('#refused-table tbody tr').first().textContent()).toMatch(new RegExp(`${key.id}.*Acme Corp.*2`));
+
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await page.locator('#audit-table tbody tr').first().waitFor();
+    const trail = await page.locator('#audit-table tbody').textContent();
+    expect(trail).toMatch(new RegExp(`admin\\s*account\\.created\\s*${acme.id}`));
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,68 @@
+import express from 'express';
+import pino from 'pino';
+import request from 'supertest';
+import { accessLog } from './access-log';
+import { ApiError, errorHandler } from './errors';
+import { requestId } from './request-id';
+
+/** An app whose log lines are collected, parsed, for inspection. */
+function appLogging(): { app: express.Express; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const app = express();
+  app.use(requestId);
+  app.use(accessLog(logger));
+  app.get('/ok', (_req, res) => {
+    res.json({});
+  });
+  app.get('/refused', () => {
+    throw new ApiError('unauthorized', 'no');
+  });
+  app.get('/store', () => {
+    throw new ApiError('not_implemented', 'later');
+  });
+  app.get('/unavailable', () => {
+    throw new ApiError('service_unavailable', 'busy');
+  });
+  app.get('/broken', () => {
+    throw new TypeError('a real bug');
+  });
+  app.get('/warns', (req, res) => {
+    req.log.warn('something to know');
+    res.json({});
+  });
+  app.use(errorHandler(logger));
+  return { app, lines };
+}
+
+const LEVEL = { info: 30, warn: 40, error: 50 };
+
+describe('the access log', () => {
+  it.each([
+    ['/ok', 200, LEVEL.info],
+    ['/refused', 401, LEVEL.info],
+    ['/store', 501, LEVEL.info],
+    ['/unavailable', 503, LEVEL.error],
+  ])('when %s answers %i, then one line is written at the level it deserves, without an invented error', async (path, status, level) => {
+    const { app, lines } = appLogging();
+    await request(app).get(path).set('X-Request-Id', 'abc-1').expect(status);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level, reqId: 'abc-1', method: 'GET', url: path, status });
+    expect(lines[0]).not.toHaveProperty('err');
+  });
+
+  it('when a handler throws a real exception, then it is logged with its stack, and the access line is at error', async () => {
+    const { app, lines } = appLogging();
+    await request(app).get('/broken').expect(500);
+    const exception = lines.find((line) => line.err !== undefined) as { err: { stack: string }; level: number };
+    expect(exception.level).toBe(LEVEL.error);
+    expect(exception.err.stack).toContain('a real bug');
+    expect(lines.find((line) => line.status === 500)).toMatchObject({ level: LEVEL.error });
+  });
+
+  it("when a stage logs through req.log, then its line carries the request's id", async () => {
+    const { app, lines } = appLogging();
+    await request(app).get('/warns').set('X-Request-Id', 'trace-9').expect(200);
+    expect(lines[0]).toMatchObject({ level: LEVEL.warn, reqId: 'trace-9', msg: 'something to know' });
+  });
+});
