@@ -3,7 +3,9 @@ import { signInternalToken } from '../../shared/src/internal-token';
 import type { Pet } from '../../shared/src/pets';
 import { startPetsReplicas, type PetsReplicas } from '../helpers/pets-replicas';
 import { createTestDatabase, describeIfPostgres, type TestDatabase } from '../helpers/postgres';
-import { TEST_SECRET } from '../helpers/system';
+import { sleep } from '../helpers/ports';
+import { TEST_SECRET, createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
+import { call, statusCounts, type Reply } from '../helpers/traffic';
 
 const headers = () => ({ authorization: `Bearer ${signInternalToken(TEST_SECRET, { issuer: 'gateway', subject: 'account-1' })}`, 'content-type': 'application/json' });
 
@@ -109,5 +111,40 @@ describeIfPostgres()('two pets-service replicas on one PostgreSQL database', () 
 
     const stored = new Set(await storedIds(database));
     expect(results.map((result) => result.pet.id).filter((id) => !stored.has(id))).toEqual([]);
+  });
+
+  it('when one replica is killed under load behind a gateway, then no client request fails and creates go on through the other', async () => {
+    const pair = await startPetsReplicas({ databaseUrl: database.url, count: 2 });
+    replicas = pair;
+    let system: SystemHandle | undefined;
+    try {
+      system = await startSystem({ petsUrl: pair.petsUrl, gatewayEnv: { ANON_PER_MINUTE: '100000' } });
+      const gateway = system.gateways[0]!;
+      const { key } = await createAccountWithKey(gateway.adminUrl, { plan: 'enterprise', perMinute: 1_000_000, perDay: 1_000_000_000 });
+
+      // Reads only while the replica dies: a create already sent to it cannot be sent again safely
+      // (the gateway re-sends only what never reached a replica, and GET/HEAD after a reset).
+      let stop = false;
+      const replies: Reply[] = [];
+      const load = Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (!stop) replies.push(await call(`${gateway.url}/v1/pets?limit=5`, { key }));
+        }),
+      );
+      await sleep(300);
+      await pair.replicas[1]!.process.stop('SIGKILL');
+      await sleep(700);
+      stop = true;
+      await load;
+      expect(statusCounts(replies)).toEqual({ 200: replies.length });
+      expect(replies.length).toBeGreaterThan(50);
+
+      const created = await Promise.all(Array.from({ length: 20 }, (_, i) => call(`${gateway.url}/v1/pets`, { key, method: 'POST', body: { name: `after-${i}`, categoryId: 1 } })));
+      expect(statusCounts(created)).toEqual({ 201: 20 });
+      const stored = new Set(await storedIds(database));
+      expect(created.map((reply) => Number(reply.json?.id)).filter((id) => !stored.has(id))).toEqual([]);
+    } finally {
+      await system?.stop();
+    }
   });
 });

@@ -12,6 +12,6 @@ export const databaseUnavailable: ErrorRequestHandler = (err, req, _res, next) =
     next(err);
     return;
   }
-  req.log?.warn({ err: err.cause }, 'database unavailable: answered 503');
+  req.log.warn({ err: err.cause }, 'database unavailable: answered 503');
   next(new ApiError('service_unavailable', 'The pet store is unavailable right now; retry shortly.', { 'Retry-After': '1' }));
 };
