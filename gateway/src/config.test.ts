@@ -1,5 +1,5 @@
 import { ConfigError } from '../../shared/src/env';
-import { loadGatewayConfig } from './config';
+import { loadGatewayConfig, redisTargetOf } from './config';
 
 const SECRET = 'x'.repeat(32);
 
@@ -173,5 +173,32 @@ describe('gateway configuration', () => {
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).opsFlushIntervalMs).toBe(1_000);
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, OPS_FLUSH_INTERVAL_MS: '250' }).opsFlushIntervalMs).toBe(250);
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, OPS_FLUSH_INTERVAL_MS: '10' })).toEqual([expect.stringMatching(/^OPS_FLUSH_INTERVAL_MS must be an integer from 100 to 60000/)]);
+  });
+
+  it('when REDIS_CLUSTER_NODES lists host:port seeds, then the gateway targets that cluster', () => {
+    const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, REDIS_CLUSTER_NODES: 'redis-a:7000, 10.0.0.2:7001,[::1]:7002' });
+    expect(config.redisClusterNodes).toEqual([
+      { host: 'redis-a', port: 7000 },
+      { host: '10.0.0.2', port: 7001 },
+      { host: '::1', port: 7002 },
+    ]);
+    expect(redisTargetOf(config)).toEqual({ clusterNodes: config.redisClusterNodes });
+    expect(redisTargetOf(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, REDIS_URL: 'redis://r:6379' }))).toEqual({ url: 'redis://r:6379' });
+    expect(redisTargetOf(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }))).toBeUndefined();
+  });
+
+  it('when REDIS_CLUSTER_NODES has bad entries, then each one is named', () => {
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, REDIS_CLUSTER_NODES: 'good:7000,redis://x:7001,nohost,h:0,h:70000,[zz]:1,' })).toEqual([
+      'REDIS_CLUSTER_NODES must be a comma-separated list of host:port (port 1-65535), but "redis://x:7001", "nohost", "h:0", "h:70000", "[zz]:1", "" are not',
+    ]);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, REDIS_CLUSTER_NODES: 'a:1,b' })).toEqual([
+      'REDIS_CLUSTER_NODES must be a comma-separated list of host:port (port 1-65535), but "b" is not one',
+    ]);
+  });
+
+  it('when both REDIS_URL and REDIS_CLUSTER_NODES are set, then the start is refused naming both', () => {
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'a:7000' })).toEqual([
+      expect.stringMatching(/^REDIS_URL and REDIS_CLUSTER_NODES are both set/),
+    ]);
   });
 });

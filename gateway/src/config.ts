@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { EnvReader } from '../../shared/src/env';
 import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
 import { ADMIN_TOKEN_MIN_LENGTH, ADMIN_TOKEN_NAME, ADMIN_TOKEN_TEXT, SHARED_TOKEN_ACTOR, type AdminToken } from './admin/tokens';
+import type { ClusterNode, RedisTarget } from './redis';
 
 export interface GatewayConfig extends SharedSettings {
   host: string;
@@ -10,6 +11,8 @@ export interface GatewayConfig extends SharedSettings {
   adminHost: string;
   adminPort: number;
   redisUrl: string | undefined;
+  /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`), used instead of `redisUrl`. */
+  redisClusterNodes: readonly ClusterNode[] | undefined;
   /** `PETS_URL`: one or more pets-service base URLs; requests are spread over them. */
   petsUrls: string[];
   /** ADMIN_TOKEN ('' when only ADMIN_TOKENS is set). */
@@ -50,6 +53,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminHost: read.string('ADMIN_HOST') ?? '127.0.0.1',
     adminPort: read.port('ADMIN_PORT', 8081),
     redisUrl: read.url('REDIS_URL', undefined, ['redis:', 'rediss:']),
+    redisClusterNodes: parseClusterNodes(read),
     petsUrls: read.urlList('PETS_URL', ['http://127.0.0.1:8082'], ['http:', 'https:']),
     adminToken: adminToken.value,
     adminTokenGenerated: adminToken.generated,
@@ -64,6 +68,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     opsFlushIntervalMs: read.integer('OPS_FLUSH_INTERVAL_MS', 1_000, { min: 100, max: 60_000 }),
   };
   if (config.port !== 0 && config.port === config.adminPort) read.problem('PORT and ADMIN_PORT must differ');
+  if (read.string('REDIS_URL') !== undefined && read.string('REDIS_CLUSTER_NODES') !== undefined) {
+    read.problem('REDIS_URL and REDIS_CLUSTER_NODES are both set: choose one Redis, a single server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES)');
+  }
   read.finish();
   return Object.freeze(config);
 }
@@ -109,6 +116,37 @@ function checkDistinct(read: EnvReader, tokens: readonly AdminToken[], sharedFir
     const same = earlier.findIndex((other) => other.token === token.token);
     if (same >= 0) read.problem(`ADMIN_TOKENS: "${token.name}" has the same token as ${owner(same)}`);
   });
+}
+
+/** Where the gateway keeps its state: a single Redis, a Redis Cluster, or (undefined) in process. */
+export function redisTargetOf(config: Pick<GatewayConfig, 'redisUrl' | 'redisClusterNodes'>): RedisTarget | undefined {
+  if (config.redisClusterNodes) return { clusterNodes: config.redisClusterNodes };
+  if (config.redisUrl) return { url: config.redisUrl };
+  return undefined;
+}
+
+function parseClusterNodes(read: EnvReader): ClusterNode[] | undefined {
+  const raw = read.string('REDIS_CLUSTER_NODES');
+  if (raw === undefined) return undefined;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const nodes = entries.map(parseHostPort);
+  const invalid = entries.filter((_, i) => nodes[i] === undefined);
+  if (invalid.length > 0) {
+    const named = invalid.map((e) => `"${e}"`).join(', ');
+    read.problem(`REDIS_CLUSTER_NODES must be a comma-separated list of host:port (port 1-65535), but ${named} ${invalid.length === 1 ? 'is not one' : 'are not'}`);
+    return undefined;
+  }
+  return nodes as ClusterNode[];
+}
+
+/** `host:port`, `[v6]:port`; the port 1–65535. */
+function parseHostPort(entry: string): ClusterNode | undefined {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(entry);
+  const port = Number(match?.[3]);
+  const host = match?.[1] ?? match?.[2];
+  if (!host || !Number.isInteger(port) || port < 1 || port > 65_535) return undefined;
+  if (match?.[1] !== undefined && isIP(host) !== 6) return undefined;
+  return { host, port };
 }
 
 function parseTrustProxy(read: EnvReader): GatewayConfig['trustProxy'] {

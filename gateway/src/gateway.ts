@@ -13,11 +13,12 @@ import { KeyUseRecorder } from './usage/key-use';
 import { RedisUsageBoard } from './usage/redis-usage-board';
 import { LocalUsageBoard, type UsageBoard } from './usage/usage-board';
 import { createApp } from './app';
-import type { GatewayConfig } from './config';
+import { redisTargetOf, type GatewayConfig } from './config';
 import { createLimiter } from './limits';
+import { FailoverLimiter } from './limits/failover-limiter';
 import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
-import { connectRedis, createSubscriber, type Redis } from './redis';
+import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
 import { Forwarder } from './upstream/forwarder';
 import { ReplicaSet } from './upstream/replicas';
 
@@ -37,7 +38,7 @@ export interface Gateway {
   /** Keys' last use (fed by the rate-limit stage, flushed in the background). */
   readonly keyUse: KeyUseRecorder;
   readonly metrics: GatewayMetrics;
-  /** 'Redis' or 'in-process store': where accounts, keys and counters live. */
+  /** 'Redis', 'Redis Cluster' or 'in-process store': where accounts, keys and counters live. */
   readonly storeKind: string;
   /** True once a stop has begun: readiness answers 503. */
   draining: boolean;
@@ -51,22 +52,23 @@ export interface Gateway {
  * servers; the tests call this directly and drive the apps with supertest.
  */
 export async function createGateway(config: GatewayConfig, { logger }: GatewayDeps): Promise<Gateway> {
-  let redis: Redis | undefined;
+  const target = redisTargetOf(config);
+  let redis: RedisClient | undefined;
   let store: AccountStore;
   // The ops read models live beside the store: in Redis under its keyspace, or in process.
   let usage: UsageBoard;
   let audit: AuditLog;
-  if (config.redisUrl) {
-    redis = await connectRedis(config.redisUrl);
-    const redisStore = new RedisAccountStore({ redis, subscriber: createSubscriber(config.redisUrl) });
+  if (target) {
+    redis = await connectTarget(target);
+    const redisStore = new RedisAccountStore({ redis, subscriber: createTargetSubscriber(target, redis) });
     await Promise.race([redisStore.whenSubscribed(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
     store = redisStore;
-    if (redis.status !== 'ready') logger.warn({ redis: redactUrl(config.redisUrl) }, 'Redis is not reachable yet: limiting in-process until it is');
+    if (redis.status !== 'ready') logger.warn({ redis: describeTarget(target) }, 'Redis is not reachable yet: limiting in-process until it is');
     const key = (name: string) => redisStore.key(name);
     usage = new RedisUsageBoard({ redis, key, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'usage board not flushed; retrying') });
     audit = new RedisAuditLog({ redis, key });
   } else {
-    logger.warn('REDIS_URL is not set: accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
+    logger.warn('REDIS_URL is not set (nor REDIS_CLUSTER_NODES): accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
     store = new MemoryAccountStore();
     usage = new LocalUsageBoard();
     audit = new MemoryAuditLog();
@@ -80,9 +82,15 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
   });
   const replicas = new ReplicaSet(config.petsUrls);
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
-  const metrics = createMetrics({ isDegraded: () => limiter.degraded, replicas, keyCacheStats: () => keys.stats });
+  const metrics = createMetrics({
+    isDegraded: () => limiter.degraded,
+    storeKind: target ? ('url' in target ? 'redis' : 'redis-cluster') : 'in-process',
+    unavailableParts: () => (limiter instanceof FailoverLimiter ? limiter.unavailableParts : 0),
+    replicas,
+    keyCacheStats: () => keys.stats,
+  });
   store.onChange((event) => {
-    if (event.type === 'ban-lifted') limiter.liftBan(event.keyId).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
+    if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
   const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
@@ -119,7 +127,7 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     usage,
     keyUse,
     metrics,
-    storeKind: config.redisUrl ? 'Redis' : 'in-process store',
+    storeKind: target ? ('url' in target ? 'Redis' : 'Redis Cluster') : 'in-process store',
     draining: false,
     async close() {
       replicas.close();
@@ -130,8 +138,4 @@ export async function createGateway(config: GatewayConfig, { logger }: GatewayDe
     },
   };
   return gateway;
-}
-
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }

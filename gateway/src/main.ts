@@ -6,7 +6,7 @@ import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createLogger } from '../../shared/src/logger';
 import type { AccountService } from './admin/account-service';
-import { loadGatewayConfig, type GatewayConfig } from './config';
+import { loadGatewayConfig, redisTargetOf, type GatewayConfig } from './config';
 import { createGateway } from './gateway';
 
 /**
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   logger.info({ port: config.port, adminPort: config.adminPort, rateLimiter: gateway.limiter.mode }, 'gateway listening');
 
   // Development only: a production deployment never prints a working key.
-  const demoKey = !config.production && !config.redisUrl ? await createDemoKey(gateway.accounts) : undefined;
+  const demoKey = !config.production && !redisTargetOf(config) ? await createDemoKey(gateway.accounts) : undefined;
   printWelcome(config, gateway.storeKind, demoKey);
 
   stopOnSignals({

@@ -8,6 +8,10 @@ import type { Replica, ReplicaSet } from './upstream/replicas';
 export interface MetricsOptions {
   /** Read at every scrape, so the gauge cannot drift from the limiter's own state. */
   isDegraded: () => boolean;
+  /** Where accounts and counters live: 'redis', 'redis-cluster' or 'in-process' (the `store` label of gateway_store_info). */
+  storeKind?: string;
+  /** Parts of the store (the Redis, or masters of a cluster) whose accounts are limited in-process now. */
+  unavailableParts?: () => number;
   /** The pets-service replicas, for per-replica counts and availability. */
   replicas?: ReplicaSet;
   /** The key resolver's own counters, read at every scrape (nothing is added per request). */
@@ -17,7 +21,7 @@ export interface MetricsOptions {
 
 const ATTEMPT_OUTCOMES = ['ok', 'connect', 'reset', 'timeout'] as const;
 
-export function createMetrics({ isDegraded, replicas, keyCacheStats, defaultMetrics = true }: MetricsOptions) {
+export function createMetrics({ isDegraded, storeKind = 'in-process', unavailableParts = () => 0, replicas, keyCacheStats, defaultMetrics = true }: MetricsOptions) {
   const registry = new Registry();
   if (defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
@@ -49,6 +53,23 @@ export function createMetrics({ isDegraded, replicas, keyCacheStats, defaultMetr
     },
   });
   if (keyCacheStats) registerKeyCacheMetrics(registry, keyCacheStats);
+  new Gauge({
+    name: 'gateway_store_info',
+    help: 'Always 1; the store label says where accounts, keys and rate-limit counters live (redis, redis-cluster, in-process).',
+    labelNames: ['store'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ store: storeKind }, 1);
+    },
+  });
+  new Gauge({
+    name: 'gateway_rate_limiter_unavailable_parts',
+    help: 'Parts of the Redis store (the server, or masters of a cluster) whose accounts are limited in-process now.',
+    registers: [registry],
+    collect() {
+      this.set(unavailableParts());
+    },
+  });
   const upstreamAttempts = new Counter({
     name: 'gateway_upstream_attempts_total',
     help: 'Requests sent to each pets-service replica, by outcome: ok (it answered), connect (refused or unreachable), reset (dropped), timeout.',

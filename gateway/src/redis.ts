@@ -1,9 +1,11 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import { EventEmitter } from 'node:events';
+import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 
 /**
  * Redis connections that never make a request wait long: no offline queue (a command
  * fails at once while disconnected), a command timeout, one retry, and endless
- * background reconnection so the gateway returns to Redis by itself.
+ * background reconnection so the gateway returns to Redis by itself. The same holds for a
+ * Redis Cluster (`REDIS_CLUSTER_NODES`), which the limiter and the account store take as well.
  *
  * The command timeout is only a backstop (e.g. for ops calls): the request path is bounded by its
  * own deadlines (`withDeadline`: 250 ms for the limiter, 500 ms for a key lookup), which tell a late
@@ -13,18 +15,69 @@ import Redis, { type RedisOptions } from 'ioredis';
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
+/** A single Redis or a Redis Cluster: what the limiter and the account store work on. */
+export type RedisClient = Redis | Cluster;
+
+/** One seed node of a cluster, as `REDIS_CLUSTER_NODES` lists them. */
+export interface ClusterNode {
+  host: string;
+  port: number;
+}
+
+/** Where the gateway's Redis is: one server (`REDIS_URL`) or the seed nodes of a cluster (`REDIS_CLUSTER_NODES`). */
+export type RedisTarget = { url: string } | { clusterNodes: readonly ClusterNode[] };
+
+const reconnectDelay = (attempt: number) => Math.min(50 * attempt, 500);
+
 const requestPathOptions: RedisOptions = {
   enableOfflineQueue: false,
   commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
   maxRetriesPerRequest: 1,
   connectTimeout: 1_000,
-  retryStrategy: (attempt) => Math.min(50 * attempt, 500),
+  retryStrategy: reconnectDelay,
   lazyConnect: true,
+};
+
+/**
+ * The cluster equivalent. ioredis gives each node connection an offline queue of its own whatever
+ * we say, so the bound on a command sent to a node that just died is our deadline, not ioredis:
+ * it retries such a command on a fresh slot map every 100 ms (`retryDelayOnFailover`) for a while,
+ * which is what carries a command over a replica's promotion. The cluster-level offline queue is
+ * off: while no node at all is reachable, commands fail at once.
+ */
+const clusterRequestPathOptions: ClusterOptions = {
+  enableOfflineQueue: false,
+  clusterRetryStrategy: reconnectDelay,
+  lazyConnect: true,
+  slotsRefreshTimeout: 1_000,
+  // A slot map that changed without telling us (a failover nobody sent us a MOVED for) is found within this.
+  slotsRefreshInterval: 5_000,
+  // Node connections open as soon as the slot map names their node. Left lazy (ioredis's default),
+  // a burst of first commands finds the node still connecting, and without an offline queue each of
+  // them is bounced into ioredis's 100 ms retry loop: requests then miss their deadline on a healthy
+  // cluster.
+  redisOptions: { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false },
 };
 
 /** The connection commands go through. Resolves once connected, or after `waitMs` even if not (the gateway then starts degraded). */
 export async function connectRedis(url: string, waitMs = 2_000): Promise<Redis> {
   const client = new Redis(url, requestPathOptions);
+  await connectWithin(client, waitMs);
+  return client;
+}
+
+/** The same for a cluster: resolves once the slot map is known, or after `waitMs`. */
+export async function connectCluster(nodes: readonly ClusterNode[], waitMs = 2_000): Promise<Cluster> {
+  const client = new Cluster(nodes.map((node) => ({ ...node })), clusterRequestPathOptions);
+  await connectWithin(client, waitMs);
+  return client;
+}
+
+export function connectTarget(target: RedisTarget, waitMs?: number): Promise<RedisClient> {
+  return 'url' in target ? connectRedis(target.url, waitMs) : connectCluster(target.clusterNodes, waitMs);
+}
+
+async function connectWithin(client: RedisClient, waitMs: number): Promise<void> {
   client.on('error', () => {
     // Reported through the limiter's and store's own state; ioredis would otherwise print every retry.
   });
@@ -34,7 +87,15 @@ export async function connectRedis(url: string, waitMs = 2_000): Promise<Redis> 
   });
   await Promise.race([client.connect().catch(() => undefined), giveUp]);
   clearTimeout(timer);
-  return client;
+}
+
+/** What the account store's change feed needs of a connection: SUBSCRIBE, 'message', and 'ready' after every (re)connection. */
+export interface FeedSubscriber {
+  readonly status: string;
+  subscribe(...channels: string[]): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
+  disconnect(): void;
 }
 
 /** A connection for SUBSCRIBE: it may queue (nothing waits on it) and resubscribes after reconnecting. */
@@ -44,4 +105,92 @@ export function createSubscriber(url: string): Redis {
   return client;
 }
 
-export type { Redis };
+export function createTargetSubscriber(target: RedisTarget, client: RedisClient): FeedSubscriber {
+  if ('url' in target) return createSubscriber(target.url);
+  return new ClusterFeedSubscriber(() => knownMasters(client, target.clusterNodes));
+}
+
+/** The cluster's masters as ioredis last saw them, or the seed nodes before it saw any. */
+function knownMasters(client: RedisClient, seeds: readonly ClusterNode[]): ClusterNode[] {
+  const masters = client instanceof Cluster ? client.nodes('master').map((node) => ({ host: node.options.host ?? '127.0.0.1', port: node.options.port ?? 6379 })) : [];
+  return masters.length > 0 ? masters : [...seeds];
+}
+
+/**
+ * SUBSCRIBE on a Redis Cluster. A classic PUBLISH reaches every node of a cluster, so one
+ * connection to any node hears every change. ioredis's `Cluster` does move its subscriber to
+ * another node when that node fails and resubscribes there, but it tells nobody, and what was
+ * published in between is lost; the account store must know, to emit its `reset`. So this keeps one
+ * plain connection to one node at a time, moves to the next node as soon as that connection ends,
+ * and emits 'ready' for every new connection, exactly as a single Redis subscriber does after a
+ * reconnection.
+ */
+export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscriber {
+  private connection: Redis | undefined;
+  private readonly channels = new Set<string>();
+  private nextNode = 0;
+  private failuresInARow = 0;
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly nodes: () => ClusterNode[]) {
+    super();
+    this.open();
+  }
+
+  get status(): string {
+    return this.connection?.status ?? 'end';
+  }
+
+  /** The node listened to now (for tests and logs). */
+  get node(): ClusterNode | undefined {
+    return this.connection ? { host: this.connection.options.host ?? '', port: this.connection.options.port ?? 0 } : undefined;
+  }
+
+  subscribe(...channels: string[]): Promise<unknown> {
+    for (const channel of channels) this.channels.add(channel);
+    if (!this.connection) return Promise.reject(new Error('the change feed subscriber is not connected'));
+    return this.connection.subscribe(...channels);
+  }
+
+  disconnect(): void {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.connection?.disconnect();
+    this.connection = undefined;
+  }
+
+  private open(): void {
+    if (this.closed) return;
+    const nodes = this.nodes();
+    const node = nodes[this.nextNode++ % nodes.length];
+    if (!node) return;
+    // No reconnection of its own: when this node goes, the next one is tried at once.
+    const connection = new Redis({ host: node.host, port: node.port, connectTimeout: 1_000, retryStrategy: () => null, enableOfflineQueue: true, maxRetriesPerRequest: null });
+    this.connection = connection;
+    connection.on('error', () => undefined);
+    connection.on('message', (channel: string, message: string) => this.emit('message', channel, message));
+    connection.once('ready', () => {
+      this.failuresInARow = 0;
+      this.emit('ready');
+    });
+    connection.once('end', () => {
+      if (this.closed || this.connection !== connection) return;
+      this.connection = undefined;
+      // Straight to the next node; once every node has failed in a row, wait a little between rounds.
+      this.failuresInARow += 1;
+      const delay = this.failuresInARow >= nodes.length ? reconnectDelay(this.failuresInARow) : 0;
+      this.retryTimer = setTimeout(() => this.open(), delay);
+      this.retryTimer.unref();
+    });
+    if (this.channels.size > 0) connection.subscribe(...this.channels).catch(() => undefined);
+  }
+}
+
+/** For logs: the URL without its password, or the cluster's seed nodes. */
+export function describeTarget(target: RedisTarget): string {
+  if ('url' in target) return target.url.replace(/\/\/[^@/]*@/, '//***@');
+  return `cluster ${target.clusterNodes.map((node) => `${node.host}:${node.port}`).join(',')}`;
+}
+
+export type { Redis, Cluster };

@@ -377,8 +377,9 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
 
       it('when an event is announced, then every listener hears it', async () => {
         const { events } = record();
-        await store.announce({ type: 'ban-lifted', keyId: 'key_00000000000000000001' });
-        await heard(events, [{ type: 'ban-lifted', keyId: 'key_00000000000000000001' }]);
+        const event = { type: 'ban-lifted', accountId: 'acct_00000000000000000001', keyId: 'key_00000000000000000001' } as const;
+        await store.announce(event);
+        await heard(events, [event]);
       });
 
       it('when two listeners subscribe and one unsubscribes, then only the other keeps hearing', async () => {

@@ -49,7 +49,7 @@ describe('RedisAccountStore specifics', () => {
     await store.close();
   });
 
-  it('when an account and a key are written, then Redis holds them under gw: and never the key itself', async () => {
+  it('when an account and a key are written, then Redis holds them under the {gw} hash tag and never the key itself', async () => {
     const key = generateApiKey();
     const accountId = newAccountId();
     const keyId = newKeyId();
@@ -59,14 +59,14 @@ describe('RedisAccountStore specifics', () => {
     const keys = (await redis.command('KEYS', '*')).split('\r\n').filter((line) => line && !/^[*$]/.test(line));
     expect(keys.sort()).toEqual(
       [
-        `gw:account:${accountId}`,
-        `gw:account:${accountId}:keys`,
-        `gw:key:${keyId}`,
-        `gw:keyhash:${hashApiKey(key)}`,
-        'gw:plans',
-        'gw:accounts:created',
-        'gw:accounts:plan:free',
-        'gw:accounts:search',
+        `{gw}:account:${accountId}`,
+        `{gw}:account:${accountId}:keys`,
+        `{gw}:key:${keyId}`,
+        `{gw}:keyhash:${hashApiKey(key)}`,
+        '{gw}:plans',
+        '{gw}:accounts:created',
+        '{gw}:accounts:plan:free',
+        '{gw}:accounts:search',
       ].sort(),
     );
     for (const name of keys) {
@@ -144,7 +144,7 @@ describe('RedisAccountStore specifics', () => {
 
   it('when an account stored before the indexes existed is updated, then it joins them', async () => {
     const id = newAccountId();
-    await redis.command('HSET', `gw:account:${id}`, 'id', id, 'name', 'Legacy', 'plan', 'pro', 'perMinute', '', 'perDay', '', 'email', '', 'createdAt', '2025-01-01T00:00:00.000Z');
+    await redis.command('HSET', `{gw}:account:${id}`, 'id', id, 'name', 'Legacy', 'plan', 'pro', 'perMinute', '', 'perDay', '', 'email', '', 'createdAt', '2025-01-01T00:00:00.000Z');
     expect((await store.listAccounts({ limit: 10 })).accounts).toEqual([]);
     const legacy = (await store.getAccount(id))!;
     await store.updateAccount({ ...legacy, plan: 'business' });

@@ -71,7 +71,7 @@ describe('ban', () => {
     const limiter = await replica();
     const subject = { accountId: randomUUID(), keyId: randomUUID(), quotas: { perMinute: 2, perDay: 1000 } };
     await getBanned(limiter, subject);
-    await limiter.liftBan(subject.keyId);
+    await limiter.liftBan(subject);
     // The minute window is still full: no longer banned, but limited until it frees.
     expect((await limiter.consumeKey(subject)).outcome).toBe('limited');
     // A fresh window (here: a higher quota) lets it through.
@@ -82,7 +82,7 @@ describe('ban', () => {
     const [a, b] = [await replica(), await replica()];
     const subject = { accountId: randomUUID(), keyId: randomUUID(), quotas: { perMinute: 2, perDay: 1000 } };
     await getBanned(a, subject);
-    await a.liftBan(subject.keyId);
+    await a.liftBan(subject);
     expect((await b.consumeKey({ ...subject, quotas: { perMinute: 10, perDay: 1000 } })).outcome).toBe('allowed');
   });
 
@@ -91,8 +91,8 @@ describe('ban', () => {
     const subject = { accountId: randomUUID(), keyId: randomUUID(), quotas: { perMinute: 2, perDay: 1000 } };
     await getBanned(a, subject);
     expect((await b.consumeKey(subject)).outcome).toBe('banned');
-    await a.liftBan(subject.keyId);
-    await b.liftBan(subject.keyId);
+    await a.liftBan(subject);
+    await b.liftBan(subject);
     expect((await b.consumeKey({ ...subject, quotas: { perMinute: 10, perDay: 1000 } })).outcome).toBe('allowed');
   });
 
@@ -105,7 +105,7 @@ describe('ban', () => {
     if (banned.outcome !== 'banned') throw new Error(`expected a ban, got ${banned.outcome}`);
     const until = await b.bannedUntil(subject);
     expect(Math.abs((until ?? 0) - banned.bannedUntilMs)).toBeLessThan(1_000);
-    await a.liftBan(subject.keyId);
+    await a.liftBan(subject);
     expect(await b.bannedUntil(subject)).toBeNull();
   });
 });

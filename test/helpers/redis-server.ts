@@ -2,21 +2,31 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { freePort, waitFor } from './ports';
 
+export interface TestRedisOptions {
+  /** Arguments after the defaults (later ones win in redis-server), e.g. `--appendonly yes --dir D`. */
+  args?: string[];
+  port?: number;
+}
+
 /**
- * A real redis-server owned by one test file, on a free port, with nothing on disk.
- * `stop()` and `start()` let a test simulate an outage on the same address.
+ * A real redis-server owned by one test file, on a free port, with nothing on disk unless `args`
+ * say otherwise. `stop()` (SIGKILL) and `start()` let a test simulate an outage or a crash on the
+ * same address with the same arguments.
  */
 export class TestRedis {
   private process: ChildProcess | undefined;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly args: string[],
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<TestRedis> {
-    const redis = new TestRedis(await freePort());
+  static async start(options: TestRedisOptions = {}): Promise<TestRedis> {
+    const redis = new TestRedis(options.port ?? (await freePort()), options.args ?? []);
     await redis.start();
     return redis;
   }
@@ -25,7 +35,7 @@ export class TestRedis {
     if (this.process) return;
     const child = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning', ...this.args],
       { stdio: 'ignore' },
     );
     this.process = child;

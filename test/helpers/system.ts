@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { waitFor } from './ports';
 import { COMPILED, ServiceProcess, spawnOnFreePorts } from './processes';
-import { TestRedis } from './redis-server';
+import { TestRedisCluster } from './redis-cluster';
+import { TestRedis, type TestRedisOptions } from './redis-server';
 
 export const TEST_SECRET = 'test-internal-secret-0123456789abcdef';
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -20,15 +21,19 @@ export interface SystemHandle {
   pets: ServiceProcess;
   gateways: GatewayHandle[];
   dataDir: string;
-  /** The system's own redis-server, when started with `redis: true`. */
+  /** The system's own redis-server, when started with `redis`. */
   redis?: TestRedis;
+  /** The system's own Redis Cluster, when started with `redisCluster: true`. */
+  cluster?: TestRedisCluster;
   stop(): Promise<void>;
   startGateway(extraEnv?: Record<string, string>): Promise<GatewayHandle>;
 }
 
 export interface SystemOptions {
-  /** Start a redis-server of its own (stopped with the system) and point every gateway at it. */
-  redis?: boolean;
+  /** Start a redis-server of its own (stopped with the system) and point every gateway at it; options e.g. turn AOF on. */
+  redis?: boolean | TestRedisOptions;
+  /** Start a three-master Redis Cluster of its own (stopped with the system) and point every gateway at it (REDIS_CLUSTER_NODES). */
+  redisCluster?: boolean;
   replicas?: number;
   gatewayEnv?: Record<string, string>;
   /** Point the gateways somewhere else than the pets-service started here. */
@@ -36,9 +41,10 @@ export interface SystemOptions {
 }
 
 /** The real system from the compiled build: one pets-service and N gateway processes. */
-export async function startSystem({ redis: withRedis = false, replicas = 1, gatewayEnv = {}, petsUrl }: SystemOptions = {}): Promise<SystemHandle> {
-  const redis = withRedis ? await TestRedis.start() : undefined;
-  const redisUrl = redis?.url;
+export async function startSystem({ redis: withRedis = false, redisCluster = false, replicas = 1, gatewayEnv = {}, petsUrl }: SystemOptions = {}): Promise<SystemHandle> {
+  const redis = withRedis ? await TestRedis.start(withRedis === true ? {} : withRedis) : undefined;
+  const cluster = redisCluster ? await TestRedisCluster.start() : undefined;
+  const redisEnv: Record<string, string> = redis ? { REDIS_URL: redis.url } : cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {};
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-'));
   const { pets, ownPetsUrl } = await spawnOnFreePorts(1, async ([petsPort = 0]) => {
     const child = ServiceProcess.spawn(COMPILED.pets, {
@@ -60,7 +66,7 @@ export async function startSystem({ redis: withRedis = false, replicas = 1, gate
       PETS_URL: petsUrl ?? ownPetsUrl,
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       INTERNAL_JWT_SECRET: TEST_SECRET,
-      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      ...redisEnv,
       ...gatewayEnv,
       ...extraEnv,
     };
@@ -68,7 +74,7 @@ export async function startSystem({ redis: withRedis = false, replicas = 1, gate
     const handle = { process, port, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}` };
     await process.ready(`${handle.url}/healthz`);
     await process.ready(`${handle.adminUrl}/admin/plans`);
-    if (redis) {
+    if (redis || cluster) {
       // A gateway that came up before its Redis connection starts limiting in process; the tests want Redis mode.
       await waitFor(async () => ((await (await fetch(`${handle.url}/readyz`)).json()) as { status: string }).status === 'ready', 5_000, 'readiness');
     }
@@ -83,10 +89,12 @@ export async function startSystem({ redis: withRedis = false, replicas = 1, gate
     gateways,
     dataDir,
     redis,
+    cluster,
     startGateway,
     async stop() {
       await Promise.all([...gateways.map((g) => g.process.stop()), pets.stop()]);
       await redis?.stop();
+      await cluster?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,10 +1,12 @@
-import { connectRedis, createSubscriber, type Redis } from '../redis';
+import { connectTarget, createTargetSubscriber, type FeedSubscriber, type RedisClient, type RedisTarget } from '../redis';
 import { StoreConflictError } from './errors';
 import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
 import { storeCall } from '../store-errors';
 
 const STORE_DEADLINE_MS = 500;
+/** A hash tag: all of the store in one cluster slot. */
+const DEFAULT_PREFIX = '{gw}:';
 import {
   BUILT_IN_PLANS,
   PLAN_NAMES,
@@ -20,19 +22,24 @@ import {
 } from './types';
 
 /**
- * Accounts, keys and plans in Redis, shared by every gateway replica.
+ * Accounts, keys and plans in Redis (a single server or a cluster), shared by every gateway replica.
  *
- * Layout (prefix `gw:` by default):
- * - `gw:account:{id}`  hash: id, name, plan, perMinute, perDay, email, createdAt ('' stands for null)
- * - `gw:key:{id}`      hash: id, accountId, hash, createdAt, revokedAt ('' while active)
- * - `gw:keyhash:{sha}` string: the key id, the index authentication uses
- * - `gw:account:{id}:keys` set: the ids of the account's keys
- * - `gw:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
- * - `gw:accounts:created` sorted set, all scores 0, members `orderKeyOf(account)`: every account in
+ * Layout (prefix `{gw}:` by default):
+ * - `{gw}:account:<id>`  hash: id, name, plan, perMinute, perDay, email, createdAt ('' stands for null)
+ * - `{gw}:key:<id>`      hash: id, accountId, hash, createdAt, revokedAt ('' while active)
+ * - `{gw}:keyhash:<sha>` string: the key id, the index authentication uses
+ * - `{gw}:account:<id>:keys` set: the ids of the account's keys
+ * - `{gw}:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
+ * - `{gw}:accounts:created` sorted set, all scores 0, members `orderKeyOf(account)`: every account in
  *   creation order, paged with ZRANGEBYLEX (the listing's index)
- * - `gw:accounts:plan:{plan}` the same, one per plan (the plan filter's index)
- * - `gw:accounts:search` hash: account id → `searchTextOf(account)` (what `q` is matched against)
- * - `gw:keys:last-used` hash: key id → Unix ms of its last recorded use (flushed by the replicas)
+ * - `{gw}:accounts:plan:<plan>` the same, one per plan (the plan filter's index)
+ * - `{gw}:accounts:search` hash: account id → `searchTextOf(account)` (what `q` is matched against)
+ * - `{gw}:keys:last-used` hash: key id → Unix ms of its last recorded use (flushed by the replicas)
+ *
+ * `{gw}` is a Redis Cluster hash tag: every key of the store is in one slot, so the multi-key
+ * scripts, MULTIs and pipelines below work unchanged on a cluster (ADR 0007). Every key this store
+ * writes must start with `this.prefix`. The same names on a single Redis make moving to a cluster a
+ * copy of the keys.
  *
  * The indexes are written in the same script as the account, so they can never disagree with it.
  * Every write and its `ChangeEvent` go out in one Lua script or MULTI, so no replica can miss
@@ -41,10 +48,10 @@ import {
  * been lost in between, so listeners get `{type: 'reset'}` once the subscription is active again.
  */
 export interface RedisAccountStoreOptions {
-  /** The command connection (`connectRedis`): no offline queue, short timeout. */
-  redis: Redis;
-  /** A dedicated connection for SUBSCRIBE (`createSubscriber`); the store owns and closes it. */
-  subscriber: Redis;
+  /** The command connection (`connectRedis` or `connectCluster`): no offline queue, short timeout. */
+  redis: RedisClient;
+  /** A dedicated connection for SUBSCRIBE (`createTargetSubscriber`); the store owns and closes it. */
+  subscriber: FeedSubscriber;
   prefix?: string;
   /** Whether `close()` also closes `redis` (true when the store created it). */
   ownsRedis?: boolean;
@@ -150,8 +157,8 @@ return { key, account, plan }`;
 
 export class RedisAccountStore implements AccountStore {
   readonly channel: string;
-  private readonly redis: Redis;
-  private readonly subscriber: Redis;
+  private readonly redis: RedisClient;
+  private readonly subscriber: FeedSubscriber;
   private readonly prefix: string;
   private readonly ownsRedis: boolean;
   private readonly listBudget: number;
@@ -160,7 +167,7 @@ export class RedisAccountStore implements AccountStore {
   private hasBeenReady = false;
   private closed = false;
 
-  constructor({ redis, subscriber, prefix = 'gw:', ownsRedis = false, listBudget = LIST_BUDGET }: RedisAccountStoreOptions) {
+  constructor({ redis, subscriber, prefix = DEFAULT_PREFIX, ownsRedis = false, listBudget = LIST_BUDGET }: RedisAccountStoreOptions) {
     this.redis = redis;
     this.listBudget = listBudget;
     this.subscriber = subscriber;
@@ -181,10 +188,11 @@ export class RedisAccountStore implements AccountStore {
     );
   }
 
-  /** A store with its own two connections (command and subscriber) to `url`. */
-  static async connect(url: string, options: { prefix?: string; waitMs?: number; listBudget?: number } = {}): Promise<RedisAccountStore> {
-    const redis = await connectRedis(url, options.waitMs);
-    return new RedisAccountStore({ redis, subscriber: createSubscriber(url), prefix: options.prefix, ownsRedis: true, listBudget: options.listBudget });
+  /** A store with its own two connections (command and subscriber) to a Redis URL or a cluster. */
+  static async connect(target: string | RedisTarget, options: { prefix?: string; waitMs?: number; listBudget?: number } = {}): Promise<RedisAccountStore> {
+    const where = typeof target === 'string' ? { url: target } : target;
+    const redis = await connectTarget(where, options.waitMs);
+    return new RedisAccountStore({ redis, subscriber: createTargetSubscriber(where, redis), prefix: options.prefix, ownsRedis: true, listBudget: options.listBudget });
   }
 
   /** Resolves once the change feed is live (or the store closed); useful at start-up and in tests. */
@@ -509,7 +517,7 @@ export function parseChangeEvent(message: string): ChangeEvent | null {
         ? { type: 'plan', plan: event.plan as PlanName }
         : null;
     case 'ban-lifted':
-      return typeof event.keyId === 'string' ? { type: 'ban-lifted', keyId: event.keyId } : null;
+      return typeof event.keyId === 'string' && typeof event.accountId === 'string' ? { type: 'ban-lifted', accountId: event.accountId, keyId: event.keyId } : null;
     case 'reset':
       return { type: 'reset' };
     default:

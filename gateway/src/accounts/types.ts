@@ -83,8 +83,8 @@ export type ChangeEvent =
   | { type: 'account'; accountId: string }
   | { type: 'key'; keyId: string; hash: string }
   | { type: 'plan'; plan: PlanName }
-  /** An operator lifted a key's ban: replicas drop the ban they cached locally. */
-  | { type: 'ban-lifted'; keyId: string }
+  /** An operator lifted a key's ban: replicas drop the ban they cached locally (kept beside the key's account). */
+  | { type: 'ban-lifted'; accountId: string; keyId: string }
   /** The change feed was interrupted (e.g. Redis reconnect): anything cached may be stale. */
   | { type: 'reset' };
 

@@ -255,9 +255,9 @@ export class AccountService {
     const key = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
     if (!key) throw notFound('key', keyId);
     const bannedUntil = await this.limiter.bannedUntil({ accountId: key.accountId, keyId: key.id }, this.now());
-    await this.limiter.liftBan(key.id);
+    await this.limiter.liftBan({ accountId: key.accountId, keyId: key.id });
     // Other replicas cached the ban locally; the change feed tells them to let go of it.
-    await this.store.announce({ type: 'ban-lifted', keyId: key.id });
+    await this.store.announce({ type: 'ban-lifted', accountId: key.accountId, keyId: key.id });
     await this.record({
       actor,
       action: 'ban.lifted',

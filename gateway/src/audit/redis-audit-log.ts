@@ -1,9 +1,9 @@
-import type { Redis } from '../redis';
+import type { RedisClient } from '../redis';
 import { storeCall } from '../store-errors';
 import { AUDIT_ENTRIES_KEPT, type AuditAction, type AuditEntry, type AuditLog, type AuditPage, type AuditQuery, type AuditValues, type NewAuditEntry } from './audit-log';
 
 export interface RedisAuditLogOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** The Redis key of a name in the account store's keyspace (`RedisAccountStore.key`). */
   key: (name: string) => string;
   /** Entries kept (approximately: `MAXLEN ~` trims whole stream nodes). */
@@ -52,7 +52,7 @@ type StreamEntry = [id: string, fields: string[]];
  * orders entries across replicas; `at` is the time the replica made the change.
  */
 export class RedisAuditLog implements AuditLog {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly streamKey: string;
   private readonly maxEntries: number;
   private readonly listBudget: number;

@@ -61,7 +61,7 @@ describe('MemoryLimiter', () => {
     const limiter = new MemoryLimiter({ threshold: 1, seconds: 900 });
     await limiter.consumeKey(subject(1, 100), T0);
     expect((await limiter.consumeKey(subject(1, 100), T0 + 1)).outcome).toBe('banned');
-    await limiter.liftBan('k1');
+    await limiter.liftBan({ accountId: 'a1', keyId: 'k1' });
     expect((await limiter.consumeKey(subject(1, 100), T0 + 60_000)).outcome).toBe('allowed');
   });
 
@@ -76,7 +76,7 @@ describe('MemoryLimiter', () => {
     expect(await limiter.bannedUntil(ref, T0 + 1 + 10_000)).toBeNull();
     await limiter.consumeKey(subject(1, 100), T0 + 100_000);
     await limiter.consumeKey(subject(1, 100), T0 + 100_001);
-    await limiter.liftBan('k1');
+    await limiter.liftBan(ref);
     expect(await limiter.bannedUntil(ref, T0 + 100_002)).toBeNull();
   });
 });

@@ -56,7 +56,7 @@ export class MemoryLimiter implements Limiter {
     return Promise.resolve(wanted.map((day) => ({ day: utcDate(day), accepted: counts?.get(day) ?? 0 })));
   }
 
-  liftBan(keyId: string): Promise<void> {
+  liftBan({ keyId }: KeyRef): Promise<void> {
     this.keys.delete(keyId);
     return Promise.resolve();
   }

@@ -1,14 +1,28 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { AnonymousLimiter } from './anonymous';
 import { BoundedMap } from './bounded-map';
+import type { PrimaryParts } from './failover-limiter';
 import { StoreUnavailableError, withDeadline } from '../store-errors';
 import { BAN_LUA, CONSUME_LUA, USAGE_LUA, parseConsumeReply, parseUsageReply, type ConsumeReply } from './script';
-import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeyRef, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowName, type WindowState } from './types';
-import { accountWindows, banThreshold, exhausted, lastUtcDays, MINUTE_MS, refusingWindow, sameQuotas, utcDate } from './windows';
+import { storeLayout, type StoreLayout } from './store-parts';
+import {
+  HISTORY_DAYS_KEPT,
+  type BanPolicy,
+  type DailyCount,
+  type KeyRef,
+  type KeySubject,
+  type LimitDecision,
+  type Limiter,
+  type Quotas,
+  type WindowName,
+  type WindowState,
+} from './types';
+import { accountWindows, banThreshold, exhausted, lastUtcDays, MINUTE_MS, refusingWindow, sameQuotas, utcDate, utcDay } from './windows';
 
 export interface RedisLimiterOptions {
-  redis: Redis;
+  /** A single Redis or a Redis Cluster. */
+  redis: RedisClient;
   ban: BanPolicy;
   /** Prefix of every key this limiter writes. */
   keyPrefix?: string;
@@ -35,7 +49,7 @@ interface KeyLocal {
 }
 
 type Args = (string | number)[];
-type ScriptClient = Redis & {
+type ScriptClient = RedisClient & {
   rlGatewayConsume(...args: Args): Promise<unknown>;
   rlGatewayUsage(...args: Args): Promise<unknown>;
   rlGatewayBan(...args: Args): Promise<unknown>;
@@ -47,11 +61,18 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
  * The Redis-backed limiter: one EVALSHA per counted request, none while the account is known to
  * be refused. Every store failure surfaces as an exception, never as a decision; the failover
  * limiter decides what to do with it.
+ *
+ * Every key of an account carries the account id as its hash tag (`rl:{acct_…}:minute`), the key's
+ * ban and rejection counter included, so on a Redis Cluster everything one script call touches is
+ * in one slot, and accounts spread over the masters. Anonymous per-IP counters are one key per call.
  */
 export class RedisLimiter implements Limiter {
-  readonly mode = 'redis';
+  readonly mode: string;
   readonly degraded = false;
+  /** Where each account's and each anonymous client's counters live (for the failover). */
+  readonly parts: PrimaryParts;
   private readonly client: ScriptClient;
+  private readonly layout: StoreLayout;
   private readonly prefix: string;
   private readonly timeoutMs: number;
   private readonly blocked: BoundedMap<string, AccountBlock>;
@@ -64,11 +85,19 @@ export class RedisLimiter implements Limiter {
     this.ban = options.ban;
     this.prefix = options.keyPrefix ?? 'rl';
     this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.layout = storeLayout(options.redis, this.timeoutMs);
+    this.mode = this.layout.kind;
+    this.parts = {
+      ofAccount: (accountId) => this.layout.partOf(this.minuteKey(accountId)),
+      // rate-limiter-flexible's key for this client (its prefix, a colon, the key it is given).
+      ofAnonymous: (ip) => this.layout.partOf(`${this.anonymousPrefix()}:${ip}`),
+      degradedMode: (unavailable) => this.layout.degradedMode(unavailable),
+    };
     const cacheSize = options.localCacheMaxEntries ?? 10_000;
     this.blocked = new BoundedMap(cacheSize);
     this.keys = new BoundedMap(cacheSize);
     this.anonymous = new AnonymousLimiter(
-      (points) => new RateLimiterRedis({ storeClient: options.redis, keyPrefix: `${this.prefix}:anon`, points, duration: 60, rejectIfRedisNotReady: true }),
+      (points) => new RateLimiterRedis({ storeClient: options.redis, keyPrefix: this.anonymousPrefix(), points, duration: 60, rejectIfRedisNotReady: true }),
       (work) => this.call(work, 'anonymous limit'),
     );
   }
@@ -78,13 +107,15 @@ export class RedisLimiter implements Limiter {
     if (local) return local;
 
     const { accountId, keyId, quotas } = subject;
+    const day = this.gatewayDay();
     const raw = await this.call(
       () =>
         this.client.rlGatewayConsume(
           this.minuteKey(accountId),
-          this.dayKey(accountId),
-          this.banKey(keyId),
-          this.rejectionsKey(keyId),
+          ...this.dayKeysAround(accountId, day),
+          this.banKey({ accountId, keyId }),
+          this.rejectionsKey({ accountId, keyId }),
+          day,
           quotas.perMinute,
           quotas.perDay,
           banThreshold(this.ban, quotas),
@@ -101,32 +132,29 @@ export class RedisLimiter implements Limiter {
   }
 
   async usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]> {
-    const raw = await this.call(() => this.client.rlGatewayUsage(this.minuteKey(accountId), this.dayKey(accountId)), 'rate limit usage');
+    const day = this.gatewayDay();
+    const raw = await this.call(() => this.client.rlGatewayUsage(this.minuteKey(accountId), ...this.dayKeysAround(accountId, day), day), 'rate limit usage');
     const at = now ?? Date.now();
     const reply = parseUsageReply(raw);
     return accountWindows(quotas, { minuteCount: reply.minute, minuteResetAtMs: at + reply.minuteTtlMs, dayCount: reply.day, dayResetAtMs: dayEndMs(at, reply.dayTtlMs) });
   }
 
-  /**
-   * Placeholder until the day window is kept per date: only today's count is known (from the day
-   * window), earlier days read 0.
-   */
+  /** One MGET of the account's day counters (one slot on a cluster); days are UTC dates on the gateway's clock. */
   async history(accountId: string, days: number, now?: number): Promise<DailyCount[]> {
-    const at = now ?? Date.now();
-    const raw = await this.call(() => this.client.rlGatewayUsage(this.minuteKey(accountId), this.dayKey(accountId)), 'rate limit usage');
-    const today = parseUsageReply(raw).day;
-    const wanted = lastUtcDays(at, Math.min(days, HISTORY_DAYS_KEPT));
-    return wanted.map((day, i) => ({ day: utcDate(day), accepted: i === wanted.length - 1 ? today : 0 }));
+    const wanted = lastUtcDays(now ?? Date.now(), Math.max(0, Math.min(days, HISTORY_DAYS_KEPT)));
+    if (wanted.length === 0) return [];
+    const counts = await this.call(() => this.client.mget(wanted.map((day) => this.dayKey(accountId, day))), 'rate limit history');
+    return wanted.map((day, i) => ({ day: utcDate(day), accepted: Number(counts[i] ?? 0) || 0 }));
   }
 
-  async liftBan(keyId: string): Promise<void> {
-    this.keys.delete(keyId);
-    await this.call(() => this.client.del(this.banKey(keyId), this.rejectionsKey(keyId)), 'lift ban');
+  async liftBan(key: KeyRef): Promise<void> {
+    this.keys.delete(key.keyId);
+    await this.call(() => this.client.del(this.banKey(key), this.rejectionsKey(key)), 'lift ban');
   }
 
   /** Asks Redis (every replica's bans are there), anchored on our clock like the request path's answers. */
-  async bannedUntil({ keyId }: KeyRef, now?: number): Promise<number | null> {
-    const ttlMs = await this.call(() => this.client.pttl(this.banKey(keyId)), 'ban status');
+  async bannedUntil(key: KeyRef, now?: number): Promise<number | null> {
+    const ttlMs = await this.call(() => this.client.pttl(this.banKey(key)), 'ban status');
     return ttlMs > 0 ? (now ?? Date.now()) + ttlMs : null;
   }
 
@@ -158,22 +186,22 @@ export class RedisLimiter implements Limiter {
     const rejections = (rejectionsLive ? key.rejections : 0) + 1;
     const rejectionsResetAtMs = rejectionsLive ? key.rejectionsResetAtMs : now + MINUTE_MS;
     const threshold = banThreshold(this.ban, quotas);
-    if (threshold > 0 && rejections >= threshold) return this.banFromHere(keyId, windows, now);
+    if (threshold > 0 && rejections >= threshold) return this.banFromHere({ accountId, keyId }, windows, now);
 
     this.keys.set(keyId, { rejections, rejectionsResetAtMs, bannedUntilMs: 0, windows });
     return { outcome: 'limited', windows, binding: block.binding, retryAfterMs: block.untilMs - now };
   }
 
   /** The threshold was reached on rejections only this replica saw: tell Redis, so every replica refuses the key. */
-  private async banFromHere(keyId: string, windows: WindowState[], now: number): Promise<LimitDecision> {
+  private async banFromHere(key: KeyRef, windows: WindowState[], now: number): Promise<LimitDecision> {
     const banMs = this.ban.seconds * 1000;
     const bannedUntilMs = now + banMs;
     // Set before the await so concurrent rejections of the same key do not each send the ban.
-    this.keys.set(keyId, { rejections: 0, rejectionsResetAtMs: 0, bannedUntilMs, windows });
+    this.keys.set(key.keyId, { rejections: 0, rejectionsResetAtMs: 0, bannedUntilMs, windows });
     try {
-      await this.call(() => this.client.rlGatewayBan(this.banKey(keyId), this.rejectionsKey(keyId), banMs), 'ban');
+      await this.call(() => this.client.rlGatewayBan(this.banKey(key), this.rejectionsKey(key), banMs), 'ban');
     } catch (err) {
-      this.keys.delete(keyId);
+      this.keys.delete(key.keyId);
       throw err;
     }
     return { outcome: 'banned', windows, bannedUntilMs };
@@ -214,20 +242,39 @@ export class RedisLimiter implements Limiter {
     return withDeadline(work(), this.timeoutMs, what);
   }
 
+  /** `{accountId}`: the hash tag that puts all of an account's keys in one cluster slot. */
+  private accountTag(accountId: string): string {
+    return `${this.prefix}:{${accountId}}`;
+  }
+
   private minuteKey(accountId: string): string {
-    return `${this.prefix}:acct:${accountId}:minute`;
+    return `${this.accountTag(accountId)}:minute`;
   }
 
-  private dayKey(accountId: string): string {
-    return `${this.prefix}:acct:${accountId}:day`;
+  /** The account's counter of UTC day `day` (days since the epoch). */
+  private dayKey(accountId: string, day: number): string {
+    return `${this.accountTag(accountId)}:day:${day}`;
   }
 
-  private banKey(keyId: string): string {
-    return `${this.prefix}:key:${keyId}:ban`;
+  /** The gateway's UTC day number, by its own clock: the script picks among the day before, this one and the next by Redis TIME. */
+  private gatewayDay(): number {
+    return utcDay(Date.now());
   }
 
-  private rejectionsKey(keyId: string): string {
-    return `${this.prefix}:key:${keyId}:rejections`;
+  private dayKeysAround(accountId: string, day: number): [string, string, string] {
+    return [this.dayKey(accountId, day - 1), this.dayKey(accountId, day), this.dayKey(accountId, day + 1)];
+  }
+
+  private banKey({ accountId, keyId }: KeyRef): string {
+    return `${this.accountTag(accountId)}:key:${keyId}:ban`;
+  }
+
+  private rejectionsKey({ accountId, keyId }: KeyRef): string {
+    return `${this.accountTag(accountId)}:key:${keyId}:rejections`;
+  }
+
+  private anonymousPrefix(): string {
+    return `${this.prefix}:anon`;
   }
 }
 
@@ -242,9 +289,9 @@ function dayEndMs(now: number, dayTtlMs: number): number {
 }
 
 /** Registered on the client (idempotent), so calls go out as EVALSHA and ioredis reloads them after a Redis restart. */
-function defineScripts(redis: Redis): ScriptClient {
-  redis.defineCommand('rlGatewayConsume', { numberOfKeys: 4, lua: CONSUME_LUA });
-  redis.defineCommand('rlGatewayUsage', { numberOfKeys: 2, lua: USAGE_LUA });
+function defineScripts(redis: RedisClient): ScriptClient {
+  redis.defineCommand('rlGatewayConsume', { numberOfKeys: 6, lua: CONSUME_LUA });
+  redis.defineCommand('rlGatewayUsage', { numberOfKeys: 4, lua: USAGE_LUA });
   redis.defineCommand('rlGatewayBan', { numberOfKeys: 2, lua: BAN_LUA });
   return redis as ScriptClient;
 }

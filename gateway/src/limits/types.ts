@@ -24,14 +24,15 @@ export type LimitDecision =
   | { outcome: 'limited'; windows: WindowState[]; binding: WindowName; retryAfterMs: number }
   | { outcome: 'banned'; windows: WindowState[]; bannedUntilMs: number };
 
-export interface KeySubject {
+/** A key and the account it belongs to: the limiter keeps a key's ban beside its account's windows. */
+export interface KeyRef {
   accountId: string;
   keyId: string;
-  quotas: Quotas;
 }
 
-/** One API key of one account, without its quotas: what the ban lookup needs. */
-export type KeyRef = Pick<KeySubject, 'accountId' | 'keyId'>;
+export interface KeySubject extends KeyRef {
+  quotas: Quotas;
+}
 
 /** Accepted requests of one account on one UTC day. */
 export interface DailyCount {
@@ -62,7 +63,8 @@ export interface Limiter {
   usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]>;
   /** Accepted requests per UTC day, the last `days` days (at most HISTORY_DAYS_KEPT) ending today, oldest first. */
   history(accountId: string, days: number, now?: number): Promise<DailyCount[]>;
-  liftBan(keyId: string): Promise<void>;
+  /** Ends the key's ban (and forgets its recent rejections); idempotent. */
+  liftBan(key: KeyRef): Promise<void>;
   /**
    * When the key's temporary ban ends (Unix ms), or null when it is not banned; counts nothing (for
    * the ops API). Takes the account too, so a store may keep the ban beside the account's counters.
@@ -70,7 +72,10 @@ export interface Limiter {
   bannedUntil(key: KeyRef, now?: number): Promise<number | null>;
   /** Drops anything cached locally about this account (after a quota change). */
   forgetAccount(accountId: string): void;
-  /** 'redis', 'in-process', or 'in-process (redis unavailable)'. */
+  /**
+   * 'redis', 'redis-cluster', 'in-process', 'in-process (redis unavailable)', or on a cluster with
+   * some masters unreachable 'redis-cluster (in-process for the accounts of N unreachable masters)'.
+   */
   readonly mode: string;
   readonly degraded: boolean;
   close(): Promise<void>;

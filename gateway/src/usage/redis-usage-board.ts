@@ -1,4 +1,4 @@
-import type { Redis } from '../redis';
+import type { RedisClient } from '../redis';
 import type { KeyRef, LimitDecision, WindowName } from '../limits/types';
 import { utcDate, utcDay } from '../limits/windows';
 import { storeCall } from '../store-errors';
@@ -6,7 +6,7 @@ import { BackgroundFlush } from './background-flush';
 import { SAME_WINDOW_TOLERANCE_MS, UsageTally, type RefusedKey, type UsageBoard, type UsageEntry, type WindowSnapshot } from './usage-board';
 
 export interface RedisUsageBoardOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** The Redis key of a name in the account store's keyspace (`RedisAccountStore.key`). */
   key: (name: string) => string;
   /** How often this replica's observations go to Redis (default 1 s): the board's staleness. */
@@ -103,7 +103,7 @@ return reply`;
  * snapshot of each window and adds up the refusals. Reads take one script call on the ops path.
  */
 export class RedisUsageBoard implements UsageBoard {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly key: (name: string) => string;
   private readonly tally: UsageTally;
   private readonly flusher: BackgroundFlush;

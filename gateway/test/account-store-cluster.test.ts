@@ -1,0 +1,84 @@
+import { RedisAccountStore } from '../src/accounts/redis-account-store';
+import type { ChangeEvent } from '../src/accounts/types';
+import { generateApiKey, hashApiKey, newAccountId, newKeyId } from '../src/keys/api-key';
+import { ClusterFeedSubscriber, connectCluster } from '../src/redis';
+import { waitFor } from '../../test/helpers/ports';
+import { TestRedisCluster } from '../../test/helpers/redis-cluster';
+import type { TestRedis } from '../../test/helpers/redis-server';
+import { accountStoreContract } from './account-store.contract';
+
+/** The account store on a real three-master Redis Cluster: the same contract, one slot, a change feed that survives a master. */
+let cluster: TestRedisCluster;
+
+beforeAll(async () => {
+  cluster = await TestRedisCluster.start();
+}, 30_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+accountStoreContract('RedisAccountStore on Redis Cluster', async () => {
+  await cluster.flushAll();
+  const store = await RedisAccountStore.connect({ clusterNodes: cluster.addresses });
+  await store.whenSubscribed();
+  return store;
+});
+
+const anAccount = () => ({ id: newAccountId(), name: 'A', plan: 'free' as const, perMinute: null, perDay: null, email: null, createdAt: '2026-01-01T00:00:00.000Z' });
+
+describe('RedisAccountStore on Redis Cluster specifics', () => {
+  it('when accounts, keys and plans are written, then every key of the store is in the one slot of the {gw} tag', async () => {
+    await cluster.flushAll();
+    const store = await RedisAccountStore.connect({ clusterNodes: cluster.addresses });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const account = anAccount();
+        await store.createAccount(account);
+        await store.addKey({ id: newKeyId(), accountId: account.id, hash: hashApiKey(generateApiKey()), createdAt: account.createdAt, revokedAt: null });
+      }
+      await store.setPlan({ name: 'pro', perMinute: 1, perDay: 2 });
+      const owner = await cluster.nodeForKey('{gw}:plans');
+      const counts = await Promise.all(cluster.nodes.map(async (node) => Number(/:(\d+)/.exec(await node.command('DBSIZE'))?.[1])));
+      // 5 accounts × (account, key set, key, hash index) + plans + the listing indexes (creation order,
+      // the plan's, search), all on the owner of {gw}'s slot.
+      expect(counts).toEqual(cluster.nodes.map((node) => (node === owner ? 24 : 0)));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('when the master the change feed listens to dies, then listeners get a reset at once and hear later writes through another master', async () => {
+    const storeOwner = await cluster.nodeForKey('{gw}:plans');
+    const victim = cluster.nodes.find((node) => node !== storeOwner) as TestRedis;
+    const others = cluster.addresses.filter((address) => address.port !== victim.port);
+    // This store listens on the victim first (a plain connection per node, moving on when it ends).
+    const subscriber = new ClusterFeedSubscriber(() => [{ host: '127.0.0.1', port: victim.port }, ...others]);
+    const listening = new RedisAccountStore({ redis: await connectCluster(cluster.addresses), subscriber, ownsRedis: true });
+    const writer = await RedisAccountStore.connect({ clusterNodes: cluster.addresses });
+    try {
+      await listening.whenSubscribed();
+      expect(subscriber.node?.port).toBe(victim.port);
+      const events: ChangeEvent[] = [];
+      listening.onChange((event) => events.push(event));
+      await writer.setPlan({ name: 'business', perMinute: 5, perDay: 6 });
+      await waitFor(() => events.length >= 1, 1_000, 'the first event');
+      expect(events).toEqual([{ type: 'plan', plan: 'business' }]);
+
+      await victim.stop();
+      const killedAt = Date.now();
+      await waitFor(() => events.some((event) => event.type === 'reset'), 2_000, 'a reset event');
+      expect(Date.now() - killedAt).toBeLessThan(1_000);
+      expect(subscriber.node?.port).not.toBe(victim.port);
+
+      await writer.setPlan({ name: 'pro', perMinute: 7, perDay: 8 });
+      await waitFor(() => events.some((event) => event.type === 'plan' && event.plan === 'pro'), 1_000, 'the plan event after the move');
+      expect(events).toEqual([{ type: 'plan', plan: 'business' }, { type: 'reset' }, { type: 'plan', plan: 'pro' }]);
+    } finally {
+      await listening.close();
+      await writer.close();
+      await victim.start();
+      await cluster.waitUntilOk();
+    }
+  }, 30_000);
+});
