@@ -6,6 +6,7 @@ import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import { authenticateInternalToken } from './http/authenticate';
 import { createCursorCodec } from './http/cursor';
+import { databaseUnavailable } from './http/database-unavailable';
 import { getPetDeprecationHeaders } from './http/deprecation';
 import { petsRoutes } from './http/pets-routes';
 import type { PetService } from './pets/pet-service';
@@ -38,6 +39,7 @@ export function createApp({ service, logger, internalTokenSecret, publicBaseUrl,
   app.use(authenticateInternalToken(internalTokenSecret));
   app.use(petsRoutes({ service, cursors: createCursorCodec(internalTokenSecret), publicBaseUrl }));
   app.use(notFoundHandler);
+  app.use(databaseUnavailable);
   app.use(errorHandler(logger));
   return app;
 }

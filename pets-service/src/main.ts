@@ -1,7 +1,7 @@
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createLogger } from '../../shared/src/logger';
-import { loadPetsConfig } from './config';
+import { describeDatabase, loadPetsConfig } from './config';
 import { createPetsService } from './service';
 
 /**
@@ -18,11 +18,12 @@ async function main(): Promise<void> {
     logger.warn('INTERNAL_JWT_SECRET is not set: using the generated development secret shared with the local gateway');
   }
 
+  const database = describeDatabase(config.database);
   let pets: Awaited<ReturnType<typeof createPetsService>>;
   try {
     pets = await createPetsService(config, { logger });
   } catch (error) {
-    logger.fatal({ err: error, file: config.dbPath }, 'pets-service cannot open its database');
+    logger.fatal({ err: error, database }, 'pets-service cannot open its database');
     process.exit(1);
   }
 
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const address = server.server.address();
-  logger.info({ address, database: config.dbPath }, 'pets-service listening');
+  logger.info({ address, database }, 'pets-service listening');
 
   stopOnSignals({
     name: 'pets-service',

@@ -1,10 +1,14 @@
 import type { Express } from 'express';
 import type { Logger } from '../../shared/src/logger';
 import { createApp } from './app';
-import type { PetsConfig } from './config';
-import { openDatabase } from './db/database';
-import { createPetRepository } from './pets/pet-repository';
+import { describeDatabase, type DatabaseSettings, type PetsConfig } from './config';
+import type { MigrationResult } from './db/migrations';
+import { openPostgresDatabase } from './db/postgres/database';
+import { openSqliteDatabase } from './db/sqlite/database';
+import type { PetRepository } from './pets/pet-repository';
 import { createPetService } from './pets/pet-service';
+import { createPostgresPetRepository } from './pets/postgres-pet-repository';
+import { createSqlitePetRepository } from './pets/sqlite-pet-repository';
 
 export interface PetsServiceDeps {
   readonly logger: Logger;
@@ -14,7 +18,7 @@ export interface PetsService {
   readonly app: Express;
   /** True once a stop has begun: readiness answers 503. */
   draining: boolean;
-  /** Closes the database (checkpointing SQLite's WAL into the main file). */
+  /** Closes the database: SQLite checkpoints its WAL into the main file; PostgreSQL's pool ends its connections. */
   close(): Promise<void>;
 }
 
@@ -23,20 +27,40 @@ export interface PetsService {
  * on a server; the tests call it directly. Throws when the database cannot be opened or migrated.
  */
 export async function createPetsService(config: PetsConfig, { logger }: PetsServiceDeps): Promise<PetsService> {
-  const { db, migration } = openDatabase(config.dbPath);
-  if (migration.applied > 0) logger.info({ file: config.dbPath, ...migration }, 'database migrated');
+  const store = await openStore(config.database, logger);
+  if (store.migration.applied > 0) logger.info({ database: describeDatabase(config.database), ...store.migration }, 'database migrated');
   const service: PetsService = {
     app: createApp({
-      service: createPetService(createPetRepository(db)),
+      service: createPetService(store.repository),
       logger,
       internalTokenSecret: config.internalJwtSecret,
       publicBaseUrl: config.publicBaseUrl,
       lifecycle: { get draining() { return service.draining; } },
     }),
     draining: false,
+    close: store.close,
+  };
+  return service;
+}
+
+interface OpenedStore {
+  readonly repository: PetRepository;
+  readonly migration: MigrationResult;
+  close(): Promise<void>;
+}
+
+/** The one place the engine is chosen: `DATABASE_URL` set means PostgreSQL, otherwise SQLite. */
+async function openStore(database: DatabaseSettings, logger: Logger): Promise<OpenedStore> {
+  if (database.engine === 'postgres') {
+    const { pool, migration } = await openPostgresDatabase(database, logger);
+    return { repository: createPostgresPetRepository(pool), migration, close: () => pool.end() };
+  }
+  const { db, migration } = openSqliteDatabase(database.file);
+  return {
+    repository: createSqlitePetRepository(db),
+    migration,
     close: async () => {
       db.close();
     },
   };
-  return service;
 }

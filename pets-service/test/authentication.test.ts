@@ -1,13 +1,8 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { SECRET, gatewayToken, serviceToken, startTestService, type TestPetsService } from './support';
+import { SECRET, describeEachEngine, gatewayToken, serviceToken, startTestService, type TestPetsService } from './support';
 
 let pets: TestPetsService;
-
-beforeAll(() => {
-  pets = startTestService();
-});
-afterAll(() => pets.close());
 
 const now = () => Math.floor(Date.now() / 1000);
 const claims = (extra: Record<string, unknown> = {}) => ({ iss: 'gateway', sub: 'account-1', aud: 'pets-service', iat: now(), exp: now() + 60, ...extra });
@@ -18,7 +13,12 @@ function claimsWithout(name: 'exp' | 'iat' | 'sub'): Record<string, unknown> {
 const unsigned = (payload: object) =>
   `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
 
-describe('internal-token authentication', () => {
+describeEachEngine('internal-token authentication', (engine) => {
+  beforeAll(async () => {
+    pets = await startTestService({ engine });
+  });
+  afterAll(() => pets.close());
+
   it.each<[string, string | undefined]>([
     ['there is no Authorization header', undefined],
     ['the scheme is Basic', `Basic ${Buffer.from('gateway:secret').toString('base64')}`],

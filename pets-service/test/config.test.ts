@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../shared/src/env';
 import { COMPILED, ServiceProcess } from '../../test/helpers/processes';
-import { loadPetsConfig } from '../src/config';
+import { POSTGRES_DEFAULTS, describeDatabase, loadPetsConfig } from '../src/config';
 import { SECRET, tempDir } from './support';
 
 let dir: string;
@@ -29,7 +29,7 @@ describe('pets-service configuration', () => {
     expect(config).toEqual({
       port: 8082,
       host: '127.0.0.1',
-      dbPath,
+      database: { engine: 'sqlite', file: dbPath },
       internalJwtSecret: SECRET,
       internalJwtSecretGenerated: false,
       logLevel: 'info',
@@ -47,7 +47,7 @@ describe('pets-service configuration', () => {
     process.chdir(dir);
     try {
       const config = loadPetsConfig({ INTERNAL_JWT_SECRET: SECRET });
-      expect(config.dbPath).toBe(path.join(process.cwd(), 'data', 'pets.db'));
+      expect(config.database).toEqual({ engine: 'sqlite', file: path.join(process.cwd(), 'data', 'pets.db') });
       expect(existsSync(path.join(process.cwd(), 'data'))).toBe(true);
     } finally {
       process.chdir(previous);
@@ -63,6 +63,65 @@ describe('pets-service configuration', () => {
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', logLevel: 'debug' });
+  });
+
+  it('when DATABASE_URL is a postgres:// or postgresql:// URL, then PostgreSQL is used with the default pool, and no SQLite folder is made', () => {
+    const previous = process.cwd();
+    process.chdir(dir);
+    try {
+      for (const url of ['postgres://pets:secret@db.internal:5432/pets', 'postgresql://db.internal/pets?sslmode=require']) {
+        const config = loadPetsConfig({ INTERNAL_JWT_SECRET: SECRET, DATABASE_URL: url });
+        expect(config.database).toEqual({ engine: 'postgres', url, ...POSTGRES_DEFAULTS });
+        expect(Object.isFrozen(config.database)).toBe(true);
+      }
+      expect(existsSync(path.join(dir, 'data'))).toBe(false);
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
+  it('when the pool variables are set, then each is used', () => {
+    const config = loadPetsConfig({
+      INTERNAL_JWT_SECRET: SECRET,
+      DATABASE_URL: 'postgres://db.internal/pets',
+      DATABASE_POOL_SIZE: '3',
+      DATABASE_CONNECT_TIMEOUT_MS: '500',
+      DATABASE_STATEMENT_TIMEOUT_MS: '1500',
+    });
+    expect(config.database).toEqual({ engine: 'postgres', url: 'postgres://db.internal/pets', poolSize: 3, connectTimeoutMs: 500, statementTimeoutMs: 1500 });
+  });
+
+  it.each([
+    ['DATABASE_URL', 'mysql://root:hunter2@db/pets'],
+    ['DATABASE_URL', 'not a url'],
+    ['DATABASE_URL', ' '],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', 'ten'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '50'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '2s'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '-1'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '1e3'],
+  ])('when %s is %j, then the start is refused naming it', (name, value) => {
+    const problems = problemsOf({ INTERNAL_JWT_SECRET: SECRET, DATABASE_URL: 'postgres://db.internal/pets', [name]: value });
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} `))]);
+  });
+
+  it('when a refused DATABASE_URL holds a password, then the message does not show it', () => {
+    const [problem] = problemsOf({ INTERNAL_JWT_SECRET: SECRET, DATABASE_URL: 'mysql://root:hunter2@db/pets' });
+    expect(problem).toContain('mysql://root:***@db/pets');
+    expect(problem).not.toContain('hunter2');
+  });
+
+  it('when both PETS_DB_PATH and DATABASE_URL are set, then the start is refused: the pets live in one place', () => {
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, DATABASE_URL: 'postgres://db.internal/pets', PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
+      expect.stringMatching(/^PETS_DB_PATH and DATABASE_URL are both set/),
+    ]);
+  });
+
+  it('when the database is described for a log, then a password never appears', () => {
+    expect(describeDatabase({ engine: 'postgres', url: 'postgres://pets:s3cret@db:5432/pets', ...POSTGRES_DEFAULTS })).toBe('postgres://pets:***@db:5432/pets');
+    expect(describeDatabase({ engine: 'postgres', url: 'postgres://db/pets', ...POSTGRES_DEFAULTS })).toBe('postgres://db/pets');
+    expect(describeDatabase({ engine: 'sqlite', file: '/var/lib/pets.db' })).toBe('/var/lib/pets.db');
   });
 
   it('when several variables are wrong, then every one of them is named at once', () => {

@@ -1,24 +1,26 @@
 import Database from 'better-sqlite3';
 import request from 'supertest';
-import { BUSY_TIMEOUT_MS } from '../src/db/database';
+import { BUSY_TIMEOUT_MS } from '../src/db/sqlite/database';
 import { startTestService, type TestPetsService } from './support';
 
 let pets: TestPetsService;
 let otherConnection: Database.Database;
 
-beforeAll(() => {
-  pets = startTestService();
-  pets.seed([{ name: 'Rex', categoryId: 1 }]);
-  otherConnection = new Database(pets.dbPath);
+beforeAll(async () => {
+  pets = await startTestService({ engine: 'sqlite' });
+  await pets.seed([{ name: 'Rex', categoryId: 1 }]);
+  if (pets.database.engine !== 'sqlite') throw new Error('a SQLite test');
+  otherConnection = new Database(pets.database.file);
 });
-afterAll(() => {
+afterAll(async () => {
   otherConnection.close();
-  pets.close();
+  await pets.close();
 });
 
 const create = () => request(pets.app).post('/pets').set('Authorization', pets.auth).send({ name: 'Bella', categoryId: 1 });
 
-describe('another connection holding the write lock', () => {
+// SQLite's own lock; PostgreSQL's busy, unreachable and saturated cases are in database-unavailable.test.ts.
+describe('another connection holding the SQLite write lock', () => {
   it('when a write waits past the busy timeout, then 503 service_unavailable; once released, writes succeed', async () => {
     otherConnection.exec('BEGIN IMMEDIATE');
     try {

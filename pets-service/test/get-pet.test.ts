@@ -1,14 +1,8 @@
 import request from 'supertest';
 import { GET_PET_DEPRECATION_HEADERS } from '../../shared/src/pets';
-import { startTestService, type TestPetsService } from './support';
+import { describeEachEngine, startTestService, type TestPetsService } from './support';
 
 let pets: TestPetsService;
-
-beforeAll(() => {
-  pets = startTestService();
-  pets.seed([{ name: 'Rex', categoryId: 2, status: 'sold' }]);
-});
-afterAll(() => pets.close());
 
 const get = (path: string) => request(pets.app).get(path).set('Authorization', pets.auth);
 
@@ -16,7 +10,13 @@ function expectDeprecationHeaders(res: request.Response): void {
   for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) expect(res.headers[name.toLowerCase()]).toBe(value);
 }
 
-describe('GET /pets/{petId} (deprecated)', () => {
+describeEachEngine('GET /pets/{petId} (deprecated)', (engine) => {
+  beforeAll(async () => {
+    pets = await startTestService({ engine });
+    await pets.seed([{ name: 'Rex', categoryId: 2, status: 'sold' }]);
+  });
+  afterAll(() => pets.close());
+
   it('when the pet exists, then 200 returns it', async () => {
     const res = await get('/pets/1');
     expect(res.status).toBe(200);

@@ -1,14 +1,14 @@
 import request from 'supertest';
-import { startTestService, type TestPetsService } from './support';
+import { describeEachEngine, startTestService, type TestPetsService } from './support';
 
 let pets: TestPetsService;
 
-beforeAll(() => {
-  pets = startTestService();
-});
-afterAll(() => pets.close());
+describeEachEngine('methods and paths', (engine) => {
+  beforeAll(async () => {
+    pets = await startTestService({ engine });
+  });
+  afterAll(() => pets.close());
 
-describe('methods and paths', () => {
   it.each([
     ['PUT', '/pets', 'GET, POST'],
     ['DELETE', '/pets', 'GET, POST'],

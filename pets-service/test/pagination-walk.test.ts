@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import type { Pet, PetStatus } from '../../shared/src/pets';
 import { PET_STATUSES } from '../../shared/src/pets';
-import { startTestService, type TestPetsService } from './support';
+import { describeEachEngine, startTestService, type TestPetsService } from './support';
 
 /** Follows `rel="next"` links from the first page to the last, as a client would. */
 async function walk(pets: TestPetsService, firstQuery: string): Promise<Pet[]> {
@@ -23,13 +23,13 @@ async function walkPages(pets: TestPetsService, firstQuery: string): Promise<Pet
   return seen;
 }
 
-describe('walking the pages', () => {
+describeEachEngine('walking the pages', (engine) => {
   let pets: TestPetsService;
   let stored: Pet[];
 
-  beforeAll(() => {
-    pets = startTestService();
-    stored = pets.seed(
+  beforeAll(async () => {
+    pets = await startTestService({ engine });
+    stored = await pets.seed(
       Array.from({ length: 47 }, (_, i) => ({ name: `walker-${i}`, categoryId: 1 + i, status: PET_STATUSES[(i * 7) % 3] })),
     );
   });
@@ -46,17 +46,17 @@ describe('walking the pages', () => {
   });
 
   it('when the page size divides the count exactly, then the walk ends without an empty page', async () => {
-    const exact = startTestService();
+    const exact = await startTestService({ engine });
     try {
-      exact.seed(Array.from({ length: 6 }, (_, i) => ({ name: `exact-${i}`, categoryId: 1 })));
+      await exact.seed(Array.from({ length: 6 }, (_, i) => ({ name: `exact-${i}`, categoryId: 1 })));
       expect((await walkPages(exact, '?limit=3')).map((page) => page.length)).toEqual([3, 3]);
     } finally {
-      exact.close();
+      await exact.close();
     }
   });
 });
 
-describe('walking the pages, for any stored set, page size and filter', () => {
+describeEachEngine('walking the pages, for any stored set, page size and filter', (engine) => {
   const arbitraryCase = fc.record({
     statuses: fc.array(fc.constantFrom(...PET_STATUSES), { maxLength: 25 }),
     limit: fc.integer({ min: 1, max: 8 }),
@@ -66,13 +66,13 @@ describe('walking the pages, for any stored set, page size and filter', () => {
   it('when walking from the first page, then the pages together are exactly the matching pets in id order', async () => {
     await fc.assert(
       fc.asyncProperty(arbitraryCase, async ({ statuses, limit, filter }) => {
-        const pets = startTestService();
+        const pets = await startTestService({ engine });
         try {
-          const stored = pets.seed(statuses.map((status, i) => ({ name: `p${i}`, categoryId: 1, status })));
+          const stored = await pets.seed(statuses.map((status, i) => ({ name: `p${i}`, categoryId: 1, status })));
           const query = `?limit=${limit}${filter ? `&status=${filter}` : ''}`;
           expect(await walk(pets, query)).toEqual(stored.filter((pet) => filter === undefined || pet.status === filter));
         } finally {
-          pets.close();
+          await pets.close();
         }
       }),
       { numRuns: 30 },

@@ -1,33 +1,13 @@
-import type { Database } from 'better-sqlite3';
-
+/**
+ * What both engines' migrators share: the shape of a migration and the rule for what to apply.
+ * Each engine keeps its own list (the SQL dialects differ); a version number means the same
+ * schema on both, so a version is added to both lists at once.
+ */
 export interface Migration {
-  /** Becomes `PRAGMA user_version` once applied; strictly increasing from 1. */
+  /** Strictly increasing from 1; recorded once applied. */
   readonly version: number;
   readonly sql: string;
 }
-
-/**
- * Append only: an applied migration is history and is never edited.
- * Value rules (name length, status values) are deliberately not repeated as CHECKs here:
- * they live once, in the interface description, and change there without a table rebuild.
- */
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    sql: `
-      -- AUTOINCREMENT: an id that was once handed out (and sits in some client's Location)
-      -- never comes back for another pet, even if rows are removed some day.
-      CREATE TABLE pets (
-        id          INTEGER PRIMARY KEY AUTOINCREMENT,
-        name        TEXT    NOT NULL,
-        category_id INTEGER NOT NULL,
-        status      TEXT    NOT NULL
-      ) STRICT;
-      -- Serves the status-filtered pages: equality on status, then id order and id > cursor.
-      CREATE INDEX pets_status_id ON pets (status, id);
-    `,
-  },
-];
 
 export interface MigrationResult {
   readonly from: number;
@@ -36,23 +16,17 @@ export interface MigrationResult {
 }
 
 /**
- * Brings the schema to the latest version in one IMMEDIATE transaction, so a failed step
- * leaves the file as it was and two processes starting together do not both migrate.
+ * The migrations to apply to a schema at version `current`, in order. A schema newer than this
+ * build is refused rather than touched: an older build must not write into a shape it does not know.
  */
-export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): MigrationResult {
-  const latest = migrations.at(-1)?.version ?? 0;
-  const run = db.transaction((): MigrationResult => {
-    const from = db.pragma('user_version', { simple: true }) as number;
-    if (from > latest) {
-      throw new Error(`the database schema is version ${from}, newer than this build knows (${latest}); refusing to touch it`);
-    }
-    const pending = migrations.filter((migration) => migration.version > from);
-    for (const migration of pending) {
-      db.exec(migration.sql);
-      // user_version lives in the file header, which is part of this transaction.
-      db.pragma(`user_version = ${migration.version}`);
-    }
-    return { from, to: latest, applied: pending.length };
-  });
-  return run.immediate();
+export function pendingMigrations(current: number, migrations: readonly Migration[]): readonly Migration[] {
+  const latest = latestVersion(migrations);
+  if (current > latest) {
+    throw new Error(`the database schema is version ${current}, newer than this build knows (${latest}); refusing to touch it`);
+  }
+  return migrations.filter((migration) => migration.version > current);
+}
+
+export function latestVersion(migrations: readonly Migration[]): number {
+  return migrations.at(-1)?.version ?? 0;
 }

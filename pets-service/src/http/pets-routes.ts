@@ -19,29 +19,29 @@ export interface PetsRoutesDeps {
   readonly publicBaseUrl?: string;
 }
 
-/** HTTP in, HTTP out: every rule lives in the validators and the service. */
+/** HTTP in, HTTP out: every rule lives in the validators and the service. Express 5 passes a rejected handler to the error handlers. */
 export function petsRoutes({ service, cursors, publicBaseUrl }: PetsRoutesDeps): Router {
   const router = Router();
 
   router
     .route('/pets')
-    .get((req, res) => {
+    .get(async (req, res) => {
       const query = parseListQuery(req, cursors);
-      const page = service.listPets(query);
+      const page = await service.listPets(query);
       const last = page.pets.at(-1);
       if (page.hasMore && last) res.setHeader('Link', `<${nextPageUrl(linkBase(req, publicBaseUrl), query, cursors.encode(last.id))}>; rel="next"`);
       res.json(page.pets);
     })
-    .post(jsonBody('a JSON object describing the pet'), (req, res) => {
-      const pet = service.createPet(validateNewPet(req.body));
+    .post(jsonBody('a JSON object describing the pet'), async (req, res) => {
+      const pet = await service.createPet(validateNewPet(req.body));
       res.status(201).location(`${publicPathPrefix(req)}/pets/${pet.id}`).json(pet);
     })
     .all(methodNotAllowed(['GET', 'POST']));
 
   router
     .route('/pets/:petId')
-    .get((req, res) => {
-      res.json(service.getPet(validatePetId(integerOrText(String(req.params.petId)))));
+    .get(async (req, res) => {
+      res.json(await service.getPet(validatePetId(integerOrText(String(req.params.petId)))));
     })
     .all(methodNotAllowed(['GET']));
 

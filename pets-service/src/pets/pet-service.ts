@@ -15,22 +15,22 @@ export interface PetsPage {
 }
 
 export interface PetService {
-  listPets(request: ListPetsRequest): PetsPage;
+  listPets(request: ListPetsRequest): Promise<PetsPage>;
   /** `pet` has been validated, defaults applied. */
-  createPet(pet: Required<NewPet>): Pet;
-  getPet(id: number): Pet;
+  createPet(pet: Required<NewPet>): Promise<Pet>;
+  getPet(id: number): Promise<Pet>;
 }
 
 export function createPetService(repository: PetRepository): PetService {
   return {
-    listPets({ limit, status, afterId }) {
+    async listPets({ limit, status, afterId }) {
       // One row more than asked tells whether a next page exists, without a COUNT.
-      const rows = repository.page({ afterId, limit: limit + 1, status });
+      const rows = await repository.page({ afterId, limit: limit + 1, status });
       return { pets: rows.slice(0, limit), hasMore: rows.length > limit };
     },
     createPet: (pet) => repository.insert(pet),
-    getPet(id) {
-      const pet = repository.findById(id);
+    async getPet(id) {
+      const pet = await repository.findById(id);
       if (!pet) throw new ApiError('not_found', `No pet with id ${id}.`);
       return pet;
     },

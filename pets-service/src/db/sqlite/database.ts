@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { migrate, type MigrationResult } from './migrations';
+import type { MigrationResult } from '../migrations';
+import { migrateSqlite } from './migrations';
 
 /**
  * How long a statement waits for another connection's write lock before SQLITE_BUSY.
@@ -8,13 +9,13 @@ import { migrate, type MigrationResult } from './migrations';
  */
 export const BUSY_TIMEOUT_MS = 100;
 
-export interface OpenedDatabase {
+export interface OpenedSqliteDatabase {
   readonly db: Database.Database;
   readonly migration: MigrationResult;
 }
 
 /** Opens (creating if needed) the pets database, sets its durability pragmas and migrates it. */
-export function openDatabase(file: string): OpenedDatabase {
+export function openSqliteDatabase(file: string): OpenedSqliteDatabase {
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     // WAL: readers never wait for the writer, and a commit appends instead of rewriting pages.
@@ -23,7 +24,7 @@ export function openDatabase(file: string): OpenedDatabase {
     // power loss too, not only a crash of the process (which NORMAL would already survive).
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    const migration = migrate(db);
+    const migration = migrateSqlite(db);
     return { db, migration };
   } catch (error) {
     db.close();

@@ -1,0 +1,44 @@
+import type { Database } from 'better-sqlite3';
+import { latestVersion, pendingMigrations, type Migration, type MigrationResult } from '../migrations';
+
+/**
+ * Append only: an applied migration is history and is never edited. The version is kept in
+ * `PRAGMA user_version`.
+ * Value rules (name length, status values) are deliberately not repeated as CHECKs here:
+ * they live once, in the interface description, and change there without a table rebuild.
+ */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      -- AUTOINCREMENT: an id that was once handed out (and sits in some client's Location)
+      -- never comes back for another pet, even if rows are removed some day.
+      CREATE TABLE pets (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        name        TEXT    NOT NULL,
+        category_id INTEGER NOT NULL,
+        status      TEXT    NOT NULL
+      ) STRICT;
+      -- Serves the status-filtered pages: equality on status, then id order and id > cursor.
+      CREATE INDEX pets_status_id ON pets (status, id);
+    `,
+  },
+];
+
+/**
+ * Brings the schema to the latest version in one IMMEDIATE transaction, so a failed step
+ * leaves the file as it was and two processes starting together do not both migrate.
+ */
+export function migrateSqlite(db: Database, migrations: readonly Migration[] = SQLITE_MIGRATIONS): MigrationResult {
+  const run = db.transaction((): MigrationResult => {
+    const from = db.pragma('user_version', { simple: true }) as number;
+    const pending = pendingMigrations(from, migrations);
+    for (const migration of pending) {
+      db.exec(migration.sql);
+      // user_version lives in the file header, which is part of this transaction.
+      db.pragma(`user_version = ${migration.version}`);
+    }
+    return { from, to: latestVersion(migrations), applied: pending.length };
+  });
+  return run.immediate();
+}
