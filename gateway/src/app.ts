@@ -46,6 +46,8 @@ export interface PublicAppDeps {
 export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // The gateway's own answers are errors and small documents: an ETag (a hash of each body) buys nothing.
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path.
   app.set('case sensitive routing', true);

@@ -25,6 +25,8 @@ export interface AppDeps {
 export function createApp({ service, logger, internalTokenSecret, publicBaseUrl, lifecycle = { draining: false } }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: Express would hash every body for it, and nothing here serves conditional requests.
+  app.set('etag', false);
 
   app.use(requestId);
   app.use(accessLog(logger));

@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { InvalidInternalToken, signInternalToken, signServiceToken, verifyInternalToken } from './internal-token';
+import { createInternalTokenVerifier, InvalidInternalToken, signInternalToken, signServiceToken, verifyInternalToken } from './internal-token';
 
 const SECRET = 'a-secret-long-enough-for-hs256-0123456789';
 const now = () => Math.floor(Date.now() / 1000);
@@ -30,5 +30,37 @@ describe('internal tokens', () => {
     ['no subject', () => jwt.sign({}, SECRET, { algorithm: 'HS256', audience: 'pets-service', issuer: 'gateway', expiresIn: 60 })],
   ])('when a token has %s, then it is refused', (_case, make) => {
     expect(() => verifyInternalToken(make(), SECRET)).toThrow(InvalidInternalToken);
+  });
+});
+
+describe('createInternalTokenVerifier', () => {
+  const SECRET_ = 'v'.repeat(32);
+
+  it('when a token verified once comes again, then it is accepted until it expires, and then refused', () => {
+    jest.useFakeTimers({ now: Date.now() });
+    try {
+      const verify = createInternalTokenVerifier(SECRET_);
+      const token = signInternalToken(SECRET_, { issuer: 'gateway', subject: 'acct_1', lifetimeSeconds: 60 });
+      const claims = verify(token);
+      expect(verify(token)).toBe(claims);
+      jest.setSystemTime((claims.exp + 6) * 1000);
+      expect(() => verify(token)).toThrow(InvalidInternalToken);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('when a token is refused, then it is refused every time (nothing is remembered for it)', () => {
+    const verify = createInternalTokenVerifier(SECRET_);
+    const forged = signInternalToken('w'.repeat(32), { issuer: 'gateway', subject: 'acct_1' });
+    expect(() => verify(forged)).toThrow(InvalidInternalToken);
+    expect(() => verify(forged)).toThrow(InvalidInternalToken);
+  });
+
+  it('when more tokens are accepted than it may remember, then the oldest are forgotten and still verify', () => {
+    const verify = createInternalTokenVerifier(SECRET_, { maxEntries: 2 });
+    const tokens = ['a', 'b', 'c'].map((subject) => signInternalToken(SECRET_, { issuer: 'gateway', subject }));
+    for (const token of tokens) verify(token);
+    expect(verify(tokens[0]!).sub).toBe('a');
   });
 });

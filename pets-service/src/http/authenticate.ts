@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
-import { InvalidInternalToken, verifyInternalToken, type InternalClaims } from '../../../shared/src/internal-token';
+import { createInternalTokenVerifier, InvalidInternalToken, type InternalClaims } from '../../../shared/src/internal-token';
 
 /** RFC 6750 `b64token`; the scheme name is case-insensitive. */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -15,12 +15,13 @@ function unauthorized(message: string): ApiError {
  * its operators read our logs.
  */
 export function authenticateInternalToken(secret: string): RequestHandler {
+  const verify = createInternalTokenVerifier(secret);
   return (req, res, next) => {
     const match = BEARER.exec(req.headers.authorization ?? '');
     if (!match?.[1]) throw unauthorized('A bearer internal token is required.');
     let claims: InternalClaims;
     try {
-      claims = verifyInternalToken(match[1], secret);
+      claims = verify(match[1]);
     } catch (error) {
       if (!(error instanceof InvalidInternalToken)) throw error;
       req.log.warn({ reason: error.message }, 'internal token refused');

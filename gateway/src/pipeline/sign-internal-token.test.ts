@@ -1,0 +1,32 @@
+import jwt from 'jsonwebtoken';
+import { signInternalToken, verifyInternalToken } from '../../../shared/src/internal-token';
+import { internalAuthorization } from './sign-internal-token';
+
+const SECRET = 's'.repeat(32);
+
+describe('the internal token of a request', () => {
+  it('when an account sends several requests within one second, then each carries the token that second mints, signed once', () => {
+    let nowMs = Date.now();
+    const authorize = internalAuthorization(SECRET, () => nowMs);
+    const first = authorize('acct_1');
+    const token = first.replace(/^Bearer /, '');
+    // Bit for bit what minting it afresh gives: the claims are the account and the second.
+    expect(token).toBe(signInternalToken(SECRET, { issuer: 'gateway', subject: 'acct_1', lifetimeSeconds: 60 }));
+    expect(authorize('acct_1')).toBe(first);
+    expect(verifyInternalToken(token, SECRET)).toMatchObject({ iss: 'gateway', sub: 'acct_1' });
+    expect(authorize('acct_2')).not.toBe(first);
+    nowMs += 1_000;
+    expect((jwt.decode(authorize('acct_1').replace(/^Bearer /, '')) as { sub: string }).sub).toBe('acct_1');
+  });
+
+  it('when the second changes, then a new token is minted', () => {
+    let nowMs = 1_000_000;
+    const authorize = internalAuthorization(SECRET, () => nowMs);
+    const before = authorize('acct_1');
+    nowMs += 1_000;
+    // Signed with the real clock's iat, so only the cache key moved: a new signature was asked for.
+    const after = authorize('acct_1');
+    expect(after).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(before).toMatch(/^Bearer /);
+  });
+});
