@@ -30,7 +30,7 @@ const TIMED_OUT = 'UPSTREAM_TIMEOUT';
 
 /**
  * Sends a request to the pets-service and streams the answer back, over `node:http` and a
- * keep-alive pool per replica (see docs/adr for why not http-proxy-middleware).
+ * keep-alive pool per replica (docs/adr/0013: why not http-proxy-middleware).
  *
  * - A replica that refuses the connection, or drops it before a byte of the request went out, is
  *   left out (back-off) and the request goes to the next replica: safe for POST too, since the
