@@ -91,11 +91,22 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     },
   });
 
+  // Label children bound once per method and status (Node's parser admits a fixed set of methods,
+  // so these stay small): a labelled call hashes its label values on every request.
+  const durationOf = new Map<string, Histogram.Internal<'method'>>();
+  const requestsOf = new Map<string, Counter.Internal>();
   const observeRequests: RequestHandler = (req, res, next) => {
-    const stop = duration.startTimer({ method: req.method });
+    const started = performance.now();
     res.once('finish', () => {
-      stop();
-      requests.inc({ method: req.method, status: String(res.statusCode) });
+      const { method } = req;
+      const status = res.statusCode;
+      let timer = durationOf.get(method);
+      if (!timer) durationOf.set(method, (timer = duration.labels(method)));
+      timer.observe((performance.now() - started) / 1000);
+      const key = `${method} ${status}`;
+      let counter = requestsOf.get(key);
+      if (!counter) requestsOf.set(key, (counter = requests.labels(method, String(status))));
+      counter.inc();
     });
     next();
   };

@@ -1,0 +1,21 @@
+import express from 'express';
+import request from 'supertest';
+import { createMetrics } from './metrics';
+
+describe('gateway metrics', () => {
+  it('when requests are answered, then they are counted by method and status and timed by method', async () => {
+    const metrics = createMetrics({ isDegraded: () => false, defaultMetrics: false });
+    const app = express();
+    app.use(metrics.observeRequests);
+    app.get('/ok', (_req, res) => {
+      res.json({});
+    });
+    for (let i = 0; i < 3; i++) await request(app).get('/ok').expect(200);
+    await request(app).post('/ok').expect(404);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('gateway_http_requests_total{method="GET",status="200"} 3');
+    expect(text).toContain('gateway_http_requests_total{method="POST",status="404"} 1');
+    expect(text).toContain('gateway_http_request_duration_seconds_count{method="GET"} 3');
+    expect(text).toMatch(/gateway_rate_limiter_degraded 0/);
+  });
+});
