@@ -15,6 +15,11 @@ export class TestRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
 
+  /** The redis-server's process id while it runs (the bench reads its CPU from /proc). */
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
   static async start(): Promise<TestRedis> {
     const redis = new TestRedis(await freePort());
     await redis.start();
