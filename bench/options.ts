@@ -41,28 +41,30 @@ export const USAGE = `npm run bench [-- options]
   --out DIR         where results go (default bench/results)
   BENCH_LOG_LEVEL   the services' LOG_LEVEL (default info)`;
 
+/** A mistake on the command line: told without a stack trace. */
+export class UsageError extends Error {}
+
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const flags = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
-    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"\n\n${USAGE}`);
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"\n\n${USAGE}`);
     const name = arg.slice(2);
-    if (['quick', 'profile', 'no-in-process', 'help'].includes(name)) flags.set(name, true);
+    if (['quick', 'profile', 'no-in-process'].includes(name)) flags.set(name, true);
     else if (['soak', 'rounds', 'seconds', 'warmup', 'connections', 'keys', 'sample', 'out'].includes(name)) {
       const value = argv[i + 1];
-      if (value === undefined) throw new Error(`--${name} needs a value`);
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
       flags.set(name, value);
       i += 1;
-    } else throw new Error(`unknown option "${arg}"\n\n${USAGE}`);
+    } else throw new UsageError(`unknown option "${arg}"\n\n${USAGE}`);
   }
-  if (flags.has('help')) throw new Error(USAGE);
   const quick = flags.has('quick');
   const mode: BenchMode = flags.has('soak') ? 'soak' : flags.has('profile') ? 'profile' : quick ? 'quick' : 'full';
   const number = (name: string, fallback: number, min: number): number => {
     const raw = flags.get(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number ≥ ${min}, got "${String(raw)}"`);
+    if (!Number.isFinite(value) || value < min) throw new UsageError(`--${name} must be a number ≥ ${min}, got "${String(raw)}"`);
     return value;
   };
   const defaultOut = path.join(ROOT, 'bench', 'results', ...(quick ? ['quick'] : []));

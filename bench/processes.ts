@@ -32,11 +32,11 @@ export class BenchProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** `nodeOptions` (e.g. `--cpu-prof`) go through NODE_OPTIONS, so the script runs as in production. */
+  /** `nodeOptions` (e.g. `--cpu-prof`) are Node's own flags, given before the script. */
   static start(name: string, script: string, env: Record<string, string>, nodeOptions: string[] = []): BenchProcess {
-    const child = spawn(process.execPath, [script], {
+    const child = spawn(process.execPath, [...nodeOptions, script], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, ...env, ...(nodeOptions.length > 0 ? { NODE_OPTIONS: nodeOptions.join(' ') } : {}) },
+      env: { PATH: process.env.PATH, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     return new BenchProcess(name, child);
@@ -51,7 +51,7 @@ export class BenchProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Waits until `url` answers `wanted` (any status when omitted); fails at once if the process exits. */
+  /** Waits until `url` answers to `isReady`'s liking (any answer by default); fails at once if the process exits. */
   async ready(url: string, isReady: (response: Response) => Promise<boolean> | boolean = () => true, timeoutMs = 20_000): Promise<this> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BenchOptions } from './options';
-import { summarise, summaryText, type CpuProfile } from './profile-summary';
+import { summarise, summaryText, type CpuProfile, type Window } from './profile-summary';
 import { orderFor, scenario, type RequestKind } from './scenarios';
 import { startBenchSystem, type ProcessName, type TargetName } from './system';
 
@@ -17,7 +17,8 @@ interface ProfileJob {
 /**
  * `node --cpu-prof` writes a profile of a process's whole life when it exits, so each job starts
  * its own system with the profiled processes under `--cpu-prof`, loads one scenario, and stops it.
- * Start-up and warm-up are in the profile too: a second or so against the measured seconds.
+ * The summaries keep only the samples taken during the measured load (the profiler's clock is
+ * CLOCK_MONOTONIC, as `process.hrtime`), so start-up and warm-up do not count.
  */
 const JOBS: ProfileJob[] = [
   { title: 'GET /v1/pets?limit=20 through the gateway (Redis)', target: 'gateway-redis', request: 'list', profiled: { 'gateway-redis': 'gateway-list', pets: 'pets-list' } },
@@ -36,10 +37,16 @@ export async function runProfiles(options: BenchOptions): Promise<void> {
     }
     process.stderr.write(`profiling: ${job.title} (${options.seconds} s, ${options.connections} connections)\n`);
     const system = await startBenchSystem({ inProcessGateway: false, hop: job.target === 'hop', seedPets: 50, logLevel: options.logLevel, nodeOptions });
+    let window: Window;
+    let requests: number;
     try {
       const s = scenario(job.target, job.request);
       await system.load.run(orderFor(system, s, { connections: options.connections, seconds: options.warmupSeconds, recordLatencies: false }));
+      // Only the measured load counts: start-up (module loading, schema compilation) and warm-up are cut.
+      const fromMicros = Number(process.hrtime.bigint() / 1000n);
       const outcome = await system.load.run(orderFor(system, s, { connections: options.connections, seconds: options.seconds, recordLatencies: false }));
+      window = { fromMicros, toMicros: Number(process.hrtime.bigint() / 1000n) };
+      requests = outcome.requests;
       process.stderr.write(`  ${Math.round(outcome.requests / outcome.seconds)} req/s under the profiler; statuses ${JSON.stringify(outcome.statuses)}\n`);
     } finally {
       // The profiles are written as the processes exit.
@@ -47,7 +54,7 @@ export async function runProfiles(options: BenchOptions): Promise<void> {
     }
     for (const [name, file] of Object.entries(job.profiled) as [ProcessName, string][]) {
       const profile = JSON.parse(readFileSync(path.join(dir, `${file}.cpuprofile`), 'utf8')) as CpuProfile;
-      const text = summaryText(`${NAMES[name]} — ${job.title}`, summarise(profile, 25));
+      const text = summaryText(`${NAMES[name]} — ${job.title}`, summarise(profile, 25, window), requests);
       writeFileSync(path.join(dir, `${file}.txt`), text);
       process.stdout.write(`${text}\n`);
     }

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { renderChart } from './chart';
 import { countRedisTraffic, measure, type RunSample } from './measure';
 import { machineInfo, writeResults, type MachineInfo } from './output';
-import { parseOptions, type BenchOptions } from './options';
+import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
 import { runProfiles } from './profile';
 import { checksText, table } from './report';
 import { aggregate, round, type ScenarioResult } from './results';
@@ -158,6 +158,10 @@ function print(report: BenchReport): void {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const options = parseOptions(process.argv.slice(2));
   if (options.mode === 'soak') {
     process.exitCode = (await runSoak(options)) ? 0 : 1;
@@ -193,6 +197,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
-  process.stderr.write(`bench failed: ${error.stack ?? error.message}\n`);
+  process.stderr.write(error instanceof UsageError ? `${error.message}\n` : `bench failed: ${error.stack ?? error.message}\n`);
   process.exit(2);
 });
