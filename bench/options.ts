@@ -9,6 +9,8 @@ export interface BenchOptions {
   checkTargets: boolean;
   /** Rounds of every scenario in turn. */
   rounds: number;
+  /** How often a run disturbed by other work on the machine is measured again. */
+  repeats: number;
   /** Length of one measured run, s. */
   seconds: number;
   /** Unmeasured run of each scenario before the first round (JIT, pools, caches), s. */
@@ -37,6 +39,8 @@ export const USAGE = `npm run bench [-- options]
   --profile         CPU profiles (node --cpu-prof) of the gateway (GET list, 429 path), the
                     pets-service and the bare hop under load, with summaries, in bench/results/profiles/
   --rounds N  --seconds S  --warmup S  --connections N  --keys N (soak)  --sample S (soak)
+  --repeats N       measure a run again when other work on the machine took > 0.25 cores
+                    meanwhile, up to N times (default 3; quick 0)
   --no-in-process   leave out the gateway without Redis
   --out DIR         where results go (default bench/results)
   BENCH_LOG_LEVEL   the services' LOG_LEVEL (default info)`;
@@ -51,7 +55,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"\n\n${USAGE}`);
     const name = arg.slice(2);
     if (['quick', 'profile', 'no-in-process'].includes(name)) flags.set(name, true);
-    else if (['soak', 'rounds', 'seconds', 'warmup', 'connections', 'keys', 'sample', 'out'].includes(name)) {
+    else if (['soak', 'rounds', 'repeats', 'seconds', 'warmup', 'connections', 'keys', 'sample', 'out'].includes(name)) {
       const value = argv[i + 1];
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
       flags.set(name, value);
@@ -72,6 +76,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     mode,
     checkTargets: !quick,
     rounds: Math.round(number('rounds', quick ? 1 : 3, 1)),
+    repeats: Math.round(number('repeats', quick ? 0 : 3, 0)),
     seconds: number('seconds', quick ? 0.5 : mode === 'profile' ? 10 : 5, 0.1),
     warmupSeconds: number('warmup', quick ? 0.3 : 2, 0),
     connections: Math.round(number('connections', quick ? 4 : 50, 1)),

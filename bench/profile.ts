@@ -24,6 +24,7 @@ const JOBS: ProfileJob[] = [
   { title: 'GET /v1/pets?limit=20 through the gateway (Redis)', target: 'gateway-redis', request: 'list', profiled: { 'gateway-redis': 'gateway-list', pets: 'pets-list' } },
   { title: 'refused (429) through the gateway (Redis)', target: 'gateway-redis', request: 'refused', profiled: { 'gateway-redis': 'gateway-refused' } },
   { title: 'GET /v1/pets?limit=20 through the bare hop', target: 'hop', request: 'list', profiled: { hop: 'hop-list' } },
+  { title: 'GET /pets?limit=20 directly (one token for the whole run)', target: 'direct', request: 'list', profiled: { pets: 'pets-direct-list' } },
 ];
 const NAMES: Partial<Record<ProcessName, string>> = { 'gateway-redis': 'gateway', pets: 'pets-service', hop: 'bare hop' };
 
