@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { renderChart } from './chart';
+import { benchChart } from './chart';
 import { countRedisTraffic, measure, type RunSample } from './measure';
 import { machineInfo, writeResults, type MachineInfo } from './output';
 import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
@@ -193,16 +193,7 @@ async function main(): Promise<void> {
   }
   const report = await runBench(options);
   const file = writeResults(options.outDir, 'bench', 'latest.json', report);
-  writeFileSync(
-    path.join(options.outDir, 'latest.svg'),
-    renderChart({
-      title: `Animal Store bench, ${report.startedAt.slice(0, 10)}`,
-      subtitle: `${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}; ${report.settings.connections} connections, ${report.settings.rounds} × ${report.settings.seconds} s per scenario, interleaved`,
-      rows: report.scenarios,
-      halfRateRows: report.halfRate.scenarios,
-      halfRateLabel: `open loop at ${report.halfRate.rate} req/s`,
-    }),
-  );
+  writeFileSync(path.join(options.outDir, 'latest.svg'), benchChart(report));
   print(report);
   process.stdout.write(`results: ${file}\n`);
   if (report.mode === 'quick') {
