@@ -25,6 +25,11 @@ export class TestRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
 
+  /** The redis-server's process id while it runs (the bench reads its CPU from /proc). */
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
   static async start(options: TestRedisOptions = {}): Promise<TestRedis> {
     const redis = new TestRedis(options.port ?? (await freePort()), options.args ?? []);
     await redis.start();

@@ -1,0 +1,119 @@
+import type { LoadOrder, LoadOutcome } from './load-protocol';
+import { alive, cpuMicros, machineBusyMicros, memory } from './proc';
+import { RedisMonitor } from './redis-monitor';
+import type { BenchSystem, ProcessName } from './system';
+
+/** One measured run: what the load generator saw, and what each process spent meanwhile. */
+export interface RunSample extends Omit<LoadOutcome, 'latenciesMs'> {
+  latenciesMs: Float64Array;
+  /** CPU used by each process over the run, µs. */
+  cpuMicros: Partial<Record<ProcessName, number>>;
+  /** Redis commands executed during the run, by command (the bench's own INFO excluded). */
+  redisCalls: Record<string, number>;
+  /** Highest resident set size sampled during the run, KiB. */
+  peakRssKiB: Partial<Record<ProcessName, number>>;
+  /** CPU the rest of the machine used meanwhile (other engineers' tests, the system), µs. */
+  otherCpuMicros: number;
+}
+
+/** The bench's own commands, not the system's. */
+const OWN_REDIS_COMMANDS = new Set(['info']);
+const RSS_SAMPLE_MS = 200;
+/**
+ * Pause before each run: when the load generator stops, requests it gave up on may still be queued
+ * in the services (and reach Redis); without the pause their work would be counted in the next run.
+ */
+const SETTLE_MS = 500;
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+
+function cpuOfAll(pids: BenchSystem['pids']): Partial<Record<ProcessName, number>> {
+  const cpu: Partial<Record<ProcessName, number>> = {};
+  for (const [name, pid] of Object.entries(pids) as [ProcessName, number][]) if (alive(pid)) cpu[name] = cpuMicros(pid);
+  return cpu;
+}
+
+/**
+ * Runs `order` and reads each process's CPU (/proc utime+stime) and Redis's command counters just
+ * before and just after it, sampling resident memory meanwhile. The interval includes the load
+ * generator's connection set-up and the last in-flight answers, a few milliseconds in seconds.
+ */
+export async function measure(system: BenchSystem, order: LoadOrder): Promise<RunSample> {
+  await settle();
+  const redisBefore = await system.redis.commandStats();
+  const cpuBefore = cpuOfAll(system.pids);
+  const machineBefore = machineBusyMicros();
+  const benchBefore = ownCpuMicros();
+  const peakRssKiB: Partial<Record<ProcessName, number>> = {};
+  const sampleRss = () => {
+    for (const [name, pid] of Object.entries(system.pids) as [ProcessName, number][]) {
+      if (!alive(pid)) continue;
+      peakRssKiB[name] = Math.max(peakRssKiB[name] ?? 0, memory(pid).rssKiB);
+    }
+  };
+  sampleRss();
+  const sampler = setInterval(sampleRss, RSS_SAMPLE_MS);
+  let outcome: LoadOutcome;
+  try {
+    outcome = await system.load.run(order);
+  } finally {
+    clearInterval(sampler);
+  }
+  const cpuAfter = cpuOfAll(system.pids);
+  const machineAfter = machineBusyMicros();
+  const benchAfter = ownCpuMicros();
+  sampleRss();
+  const redisAfter = await system.redis.commandStats();
+
+  const cpu: Partial<Record<ProcessName, number>> = {};
+  for (const name of Object.keys(cpuAfter) as ProcessName[]) cpu[name] = (cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0);
+  const ours = Object.values(cpu).reduce((sum, n) => sum + n, 0) + (benchAfter - benchBefore);
+  const otherCpuMicros = Math.max(0, machineAfter - machineBefore - ours);
+  return { ...outcome, cpuMicros: cpu, redisCalls: commandDelta(redisBefore, redisAfter), peakRssKiB, otherCpuMicros };
+}
+
+function ownCpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+export function commandDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const [command, calls] of Object.entries(after)) {
+    if (OWN_REDIS_COMMANDS.has(command)) continue;
+    const added = calls - (before[command] ?? 0);
+    if (added > 0) delta[command] = added;
+  }
+  return delta;
+}
+
+export interface RedisTraffic {
+  requests: number;
+  /** Commands sent by clients (round trips, with no pipelining), per request, by command. */
+  sentPerRequest: Record<string, number>;
+  sentTotalPerRequest: number;
+  /** Commands run inside Lua scripts, per request, by command. */
+  inScriptsPerRequest: Record<string, number>;
+}
+
+/** A run under MONITOR: how many commands each request sends Redis (not a measured run: MONITOR costs Redis CPU). */
+export async function countRedisTraffic(system: BenchSystem, order: LoadOrder): Promise<RedisTraffic> {
+  await settle();
+  const monitor = await RedisMonitor.start(system.redis.port);
+  let outcome: LoadOutcome;
+  try {
+    outcome = await system.load.run(order);
+    // The last commands may still be on their way to the monitor connection.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    monitor.stop();
+  }
+  const perRequest = (counts: Record<string, number>) =>
+    Object.fromEntries(Object.entries(counts).map(([command, n]) => [command, Math.round((n / Math.max(1, outcome.requests)) * 10_000) / 10_000]));
+  const sent = perRequest(monitor.sent);
+  return {
+    requests: outcome.requests,
+    sentPerRequest: sent,
+    sentTotalPerRequest: Math.round((Object.values(monitor.sent).reduce((a, b) => a + b, 0) / Math.max(1, outcome.requests)) * 10_000) / 10_000,
+    inScriptsPerRequest: perRequest(monitor.inScripts),
+  };
+}

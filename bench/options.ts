@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { ROOT } from './processes';
+
+export type BenchMode = 'full' | 'quick' | 'soak' | 'profile';
+
+export interface BenchOptions {
+  mode: BenchMode;
+  /** Quick runs prove the bench works; only full runs check the targets. */
+  checkTargets: boolean;
+  /** Rounds of every scenario in turn. */
+  rounds: number;
+  /** How often a run disturbed by other work on the machine is measured again. */
+  repeats: number;
+  /** Length of one measured run, s. */
+  seconds: number;
+  /** Unmeasured run of each scenario before the first round (JIT, pools, caches), s. */
+  warmupSeconds: number;
+  connections: number;
+  /** Measure the gateway without Redis as well. */
+  inProcessGateway: boolean;
+  soakSeconds: number;
+  /** Distinct API keys the soak spreads its requests over. */
+  soakKeys: number;
+  /** How often the soak samples resident memory, s. */
+  soakSampleSeconds: number;
+  outDir: string;
+  /** LOG_LEVEL of the services: `info` (the default, as deployed) writes one access-log line per request. */
+  logLevel: string;
+}
+
+export const USAGE = `npm run bench [-- options]
+
+  (no option)       full bench: every scenario, 3 rounds of 5 s, 50 connections, interleaved;
+                    targets checked, exit status 1 when one is missed
+  --quick           a few seconds, small connection counts: checks that the bench works (targets
+                    reported, not checked); writes under bench/results/quick/
+  --soak SECONDS    only the soak: requests spread over many distinct keys, gateway RSS sampled;
+                    checks RSS growth between minute 1 and the end (< 10 %)
+  --profile         CPU profiles (node --cpu-prof) of the gateway (GET list, 429 path), the
+                    pets-service and the bare hop under load, with summaries, in bench/results/profiles/
+  --rounds N  --seconds S  --warmup S  --connections N  --keys N (soak)  --sample S (soak)
+  --repeats N       measure a run again when other work on the machine took > 0.25 cores
+                    meanwhile, up to N times (default 3; quick 0)
+  --no-in-process   leave out the gateway without Redis
+  --out DIR         where results go (default bench/results)
+  BENCH_LOG_LEVEL   the services' LOG_LEVEL (default info)`;
+
+/** A mistake on the command line: told without a stack trace. */
+export class UsageError extends Error {}
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"\n\n${USAGE}`);
+    const name = arg.slice(2);
+    if (['quick', 'profile', 'no-in-process'].includes(name)) flags.set(name, true);
+    else if (['soak', 'rounds', 'repeats', 'seconds', 'warmup', 'connections', 'keys', 'sample', 'out'].includes(name)) {
+      const value = argv[i + 1];
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+      flags.set(name, value);
+      i += 1;
+    } else throw new UsageError(`unknown option "${arg}"\n\n${USAGE}`);
+  }
+  const quick = flags.has('quick');
+  const mode: BenchMode = flags.has('soak') ? 'soak' : flags.has('profile') ? 'profile' : quick ? 'quick' : 'full';
+  const number = (name: string, fallback: number, min: number): number => {
+    const raw = flags.get(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min) throw new UsageError(`--${name} must be a number ≥ ${min}, got "${String(raw)}"`);
+    return value;
+  };
+  const defaultOut = path.join(ROOT, 'bench', 'results', ...(quick ? ['quick'] : []));
+  return {
+    mode,
+    checkTargets: !quick,
+    rounds: Math.round(number('rounds', quick ? 1 : 3, 1)),
+    repeats: Math.round(number('repeats', quick ? 0 : 3, 0)),
+    seconds: number('seconds', quick ? 0.5 : mode === 'profile' ? 10 : 5, 0.1),
+    // V8 keeps optimising for a minute or so: with 2 s the gateway measured 10–25 % more CPU per request.
+    warmupSeconds: number('warmup', quick ? 0.3 : 5, 0),
+    connections: Math.round(number('connections', quick ? 4 : 50, 1)),
+    inProcessGateway: !quick && !flags.has('no-in-process'),
+    soakSeconds: number('soak', 0, 1),
+    soakKeys: Math.round(number('keys', quick ? 50 : 2_000, 1)),
+    soakSampleSeconds: number('sample', quick ? 0.5 : 10, 0.1),
+    outDir: path.resolve(String(flags.get('out') ?? defaultOut)),
+    logLevel: env.BENCH_LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+/** The repository root (this file runs from `dist/bench/`). */
+export const ROOT = path.resolve(__dirname, '..', '..');
+
+export const COMPILED = {
+  gateway: path.join(ROOT, 'dist/gateway/src/main.js'),
+  pets: path.join(ROOT, 'dist/pets-service/src/main.js'),
+  bareHop: path.join(ROOT, 'dist/bench/bare-hop.js'),
+  loadGenerator: path.join(ROOT, 'dist/bench/load-generator.js'),
+};
+
+const STDERR_KEPT = 8_192;
+
+/**
+ * A Node process of the system under test, started from the compiled build. Its stdout (the access
+ * log at `info`) goes to /dev/null: the bench must not spend its own CPU reading it, and a pipe
+ * nobody drains would stall the service. The end of stderr is kept for error messages.
+ */
+export class BenchProcess {
+  private stderrTail = '';
+  private readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT);
+    });
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** `nodeOptions` (e.g. `--cpu-prof`) are Node's own flags, given before the script. */
+  static start(name: string, script: string, env: Record<string, string>, nodeOptions: string[] = []): BenchProcess {
+    const child = spawn(process.execPath, [...nodeOptions, script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    return new BenchProcess(name, child);
+  }
+
+  get pid(): number {
+    if (this.child.pid === undefined) throw new Error(`${this.name} has no pid: it did not start`);
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Waits until `url` answers to `isReady`'s liking (any answer by default); fails at once if the process exits. */
+  async ready(url: string, isReady: (response: Response) => Promise<boolean> | boolean = () => true, timeoutMs = 20_000): Promise<this> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!this.running) throw new Error(`${this.name} exited before it was ready:\n${this.stderrTail}`);
+      try {
+        if (await isReady(await fetch(url))) return this;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`${this.name} was not ready at ${url} within ${timeoutMs} ms:\n${this.stderrTail}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** SIGTERM (the services drain, and a `--cpu-prof` process writes its profile on the way out), SIGKILL after `graceMs`. */
+  async stop(graceMs = 15_000): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  get errors(): string {
+    return this.stderrTail;
+  }
+}

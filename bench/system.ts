@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { signServiceToken } from '../shared/src/internal-token';
+import { freePort } from '../test/helpers/ports';
+import { TestRedis } from '../test/helpers/redis-server';
+import { TEST_ADMIN_TOKEN, TEST_SECRET, createAccountWithKey } from '../test/helpers/system';
+import { LoadGenerator } from './load-protocol';
+import { BenchProcess, COMPILED } from './processes';
+
+/** Where a scenario sends its requests. */
+export type TargetName = 'direct' | 'hop' | 'gateway-redis' | 'gateway-memory';
+/** Every process whose CPU and memory the bench reads. */
+export type ProcessName = 'pets' | 'hop' | 'gateway-redis' | 'gateway-memory' | 'redis' | 'load';
+
+export const TARGET_LABELS: Record<TargetName, string> = {
+  direct: 'direct',
+  hop: 'bare hop',
+  'gateway-redis': 'gateway (Redis)',
+  'gateway-memory': 'gateway (in-process)',
+};
+
+export interface Target {
+  name: TargetName;
+  /** Prefix of the pets collection on this target: `/pets` directly, `/v1/pets` through a hop. */
+  petsUrl: string;
+  /** The processes a request to this target passes through (the load generator aside). */
+  processes: ProcessName[];
+  /** An API key whose quota is far above any load (the gateways only). */
+  servedKey?: string;
+  /** An API key already over its limit: every request is refused with 429 (the gateways only). */
+  refusedKey?: string;
+  adminUrl?: string;
+}
+
+export interface BenchSystem {
+  targets: Partial<Record<TargetName, Target>>;
+  pids: Partial<Record<ProcessName, number>>;
+  redis: TestRedis;
+  load: LoadGenerator;
+  /** A fresh service token for direct calls (tokens live 5 minutes, a full bench longer). */
+  directAuthorization(): string;
+  stop(): Promise<void>;
+}
+
+export interface SystemOptions {
+  /** Also start a gateway without REDIS_URL. */
+  inProcessGateway: boolean;
+  /** Start the bare hop. */
+  hop: boolean;
+  /** Pets created before measuring, so the list is a full page with a next link. */
+  seedPets: number;
+  /** Extra NODE_OPTIONS per process (profiling). */
+  nodeOptions?: Partial<Record<ProcessName, string[]>>;
+  logLevel: string;
+}
+
+/**
+ * The gateway's settings for the bench. Production mode, as deployed. Anonymous requests are limited
+ * per IP at 60 a minute by default, which would turn the 401 scenario into a 429 one after a second;
+ * the ban would turn the 429 scenario into a ban after one refusal: both are lifted far above the load
+ * so that each scenario measures the path it names.
+ */
+function gatewayEnv(petsUrl: string, logLevel: string): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: logLevel,
+    INTERNAL_JWT_SECRET: TEST_SECRET,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    PETS_URL: petsUrl,
+    ANON_PER_MINUTE: '1000000',
+    BAN_THRESHOLD: '1000000',
+  };
+}
+
+export async function startBenchSystem(options: SystemOptions): Promise<BenchSystem> {
+  const started: BenchProcess[] = [];
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-bench-'));
+  const redis = await TestRedis.start();
+  let load: LoadGenerator | undefined;
+  const stop = async () => {
+    load?.stop();
+    await Promise.all(started.map((p) => p.stop()));
+    await redis.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const launch = (name: ProcessName, script: string, env: Record<string, string>) => {
+    const child = BenchProcess.start(name, script, env, options.nodeOptions?.[name]);
+    started.push(child);
+    return child;
+  };
+
+  try {
+    const petsPort = await freePort();
+    const petsBase = `http://127.0.0.1:${petsPort}`;
+    const pets = launch('pets', COMPILED.pets, {
+      NODE_ENV: 'production',
+      LOG_LEVEL: options.logLevel,
+      INTERNAL_JWT_SECRET: TEST_SECRET,
+      PETS_PORT: String(petsPort),
+      PETS_DB_PATH: path.join(dataDir, 'pets.db'),
+    });
+    await pets.ready(`${petsBase}/healthz`);
+    const directAuthorization = () => `Bearer ${signServiceToken('bench', TEST_SECRET)}`;
+    await seedPets(petsBase, directAuthorization(), options.seedPets);
+
+    const targets: Partial<Record<TargetName, Target>> = {
+      direct: { name: 'direct', petsUrl: `${petsBase}/pets`, processes: ['pets'] },
+    };
+    const pids: Partial<Record<ProcessName, number>> = { pets: pets.pid, redis: redis.pid };
+
+    if (options.hop) {
+      const port = await freePort();
+      const hop = launch('hop', COMPILED.bareHop, { BARE_HOP_PORT: String(port), PETS_URL: petsBase, INTERNAL_JWT_SECRET: TEST_SECRET });
+      await hop.ready(`http://127.0.0.1:${port}/healthz`);
+      targets.hop = { name: 'hop', petsUrl: `http://127.0.0.1:${port}/v1/pets`, processes: ['hop', 'pets'] };
+      pids.hop = hop.pid;
+    }
+
+    const gateways: [ProcessName & TargetName, Record<string, string>][] = [['gateway-redis', { REDIS_URL: redis.url }]];
+    if (options.inProcessGateway) gateways.push(['gateway-memory', {}]);
+    for (const [name, extra] of gateways) {
+      const [port, adminPort] = [await freePort(), await freePort()];
+      const url = `http://127.0.0.1:${port}`;
+      const adminUrl = `http://127.0.0.1:${adminPort}`;
+      const gateway = launch(name, COMPILED.gateway, { ...gatewayEnv(petsBase, options.logLevel), PORT: String(port), ADMIN_PORT: String(adminPort), ...extra });
+      // Redis mode must really be on Redis, not degraded to in-process counting.
+      await gateway.ready(`${url}/readyz`, async (response) => ((await response.json()) as { status?: string }).status === 'ready');
+      await gateway.ready(`${adminUrl}/admin/plans`);
+      const served = await createAccountWithKey(adminUrl, { name: 'bench served', plan: 'enterprise', perMinute: 100_000_000, perDay: 1_000_000_000 });
+      const refused = await createAccountWithKey(adminUrl, { name: 'bench refused', plan: 'enterprise', perMinute: 1, perDay: 1 });
+      await useUpQuota(`${url}/v1/pets`, refused.key);
+      targets[name] = {
+        name,
+        petsUrl: `${url}/v1/pets`,
+        processes: name === 'gateway-redis' ? [name, 'pets', 'redis'] : [name, 'pets'],
+        servedKey: served.key,
+        refusedKey: refused.key,
+        adminUrl,
+      };
+      pids[name] = gateway.pid;
+    }
+
+    load = await LoadGenerator.start();
+    pids.load = load.pid;
+    return { targets, pids, redis, load, directAuthorization, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function seedPets(petsUrl: string, authorization: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i += 1) {
+    const response = await fetch(`${petsUrl}/pets`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `bench pet ${i}`, categoryId: 1 + (i % 3) }),
+    });
+    if (response.status !== 201) throw new Error(`seeding pets: ${response.status} ${await response.text()}`);
+  }
+}
+
+/** The refused key's account has a quota of 1: one accepted request, and from then on every one is a 429. */
+async function useUpQuota(url: string, key: string): Promise<void> {
+  for (let i = 0; i < 3; i += 1) {
+    const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    await response.arrayBuffer();
+    if (response.status === 429) return;
+  }
+  throw new Error('the refused key was never refused: is its quota really 1?');
+}

@@ -1,0 +1,120 @@
+import type { ScenarioResult } from './results';
+import { round } from './results';
+
+/**
+ * The targets of issue 9, on this machine, as ratios of scenarios measured side by side in one run
+ * (so that a slower or busier machine moves both sides alike).
+ */
+export const TARGETS = {
+  /** Gateway CPU per proxied list request ÷ the bare hop's. */
+  maxCpuOverHop: 1.5,
+  /** Gateway list throughput ÷ the bare hop's. */
+  minThroughputOverHop: 0.85,
+  /** Gateway list throughput ÷ the pets-service's alone. */
+  minThroughputOverDirect: 0.75,
+  /** Gateway p99 − direct p99 at half the gateway's maximum rate, ms. */
+  maxAddedP99Ms: 2,
+  /** Refused (429) throughput ÷ served list throughput. */
+  minRefusedOverServed: 2,
+  /** Redis commands per refused request (0; the tolerance admits a background key-cache refresh during a run). */
+  maxRedisPerRefused: 0.001,
+  /** Redis round trips per accepted request: exactly 1 (the tolerance admits a key-cache refresh, every 30 s per key). */
+  redisRoundTripsPerAccepted: 1,
+  redisRoundTripTolerance: 0.005,
+  /** pets-service CPU per list request ≤ this share of the baseline below. */
+  maxPetsCpuShareOfBaseline: 2 / 3,
+  /** Gateway RSS growth between minute 1 and the end of a soak. */
+  maxSoakRssGrowth: 0.1,
+};
+
+/**
+ * The pets-service's CPU per list request (GET /v1/pets?limit=20 through the gateway in Redis mode)
+ * before any optimisation: the issue wants it down by a third. Measured by this bench in full mode
+ * on a quiet machine (bench/results/baseline.json; main at 2a4bf13).
+ */
+export const PETS_CPU_PER_LIST_BASELINE = { micros: 516, measured: '2026-11-23, bench/results/baseline.json', commit: '2a4bf13' };
+
+export interface Check {
+  name: string;
+  value: number;
+  target: string;
+  met: boolean;
+}
+
+export interface Ratios {
+  gatewayCpuOverHop: number;
+  gatewayThroughputOverHop: number;
+  gatewayThroughputOverDirect: number;
+  refusedOverServed: number;
+  /** Commands sent to Redis per accepted GET and POST (MONITOR), and commands run per refused request (commandstats). */
+  redisRoundTripsPerAccepted: number;
+  redisRoundTripsPerCreate: number;
+  redisCommandsPerRefused: number;
+  petsCpuPerListViaGateway: number;
+  petsCpuPerListDirect: number;
+  /** The same ratios for the in-process gateway, for comparison only (not targets). */
+  inProcess?: { gatewayCpuOverHop: number; gatewayThroughputOverHop: number; gatewayThroughputOverDirect: number; refusedOverServed: number };
+}
+
+type ById = (id: string) => ScenarioResult;
+
+export function ratiosOf(get: ById, hasInProcess: boolean): Ratios {
+  const hop = get('hop/list');
+  const direct = get('direct/list');
+  const gateway = (name: 'gateway-redis' | 'gateway-memory') => {
+    const list = get(`${name}/list`);
+    return {
+      gatewayCpuOverHop: round((list.cpuMicrosPerRequest[name] ?? Number.NaN) / (hop.cpuMicrosPerRequest.hop ?? Number.NaN), 2),
+      gatewayThroughputOverHop: round(list.requestsPerSecond / hop.requestsPerSecond, 2),
+      gatewayThroughputOverDirect: round(list.requestsPerSecond / direct.requestsPerSecond, 2),
+      refusedOverServed: round(get(`${name}/refused`).requestsPerSecond / list.requestsPerSecond, 2),
+    };
+  };
+  return {
+    ...gateway('gateway-redis'),
+    redisRoundTripsPerAccepted: get('gateway-redis/list').redisRoundTrips?.sentTotalPerRequest ?? Number.NaN,
+    redisRoundTripsPerCreate: get('gateway-redis/create').redisRoundTrips?.sentTotalPerRequest ?? Number.NaN,
+    redisCommandsPerRefused: get('gateway-redis/refused').redisCommandsPerRequest.total,
+    petsCpuPerListViaGateway: get('gateway-redis/list').cpuMicrosPerRequest.pets ?? Number.NaN,
+    petsCpuPerListDirect: direct.cpuMicrosPerRequest.pets ?? Number.NaN,
+    ...(hasInProcess ? { inProcess: gateway('gateway-memory') } : {}),
+  };
+}
+
+export function checksOf(ratios: Ratios, addedP99Ms: number): Check[] {
+  const t = TARGETS;
+  const checks: Check[] = [
+    { name: 'gateway CPU per request ÷ bare hop', value: ratios.gatewayCpuOverHop, target: `≤ ${t.maxCpuOverHop}`, met: ratios.gatewayCpuOverHop <= t.maxCpuOverHop },
+    { name: 'gateway throughput ÷ bare hop', value: ratios.gatewayThroughputOverHop, target: `≥ ${t.minThroughputOverHop}`, met: ratios.gatewayThroughputOverHop >= t.minThroughputOverHop },
+    { name: 'gateway throughput ÷ direct', value: ratios.gatewayThroughputOverDirect, target: `≥ ${t.minThroughputOverDirect}`, met: ratios.gatewayThroughputOverDirect >= t.minThroughputOverDirect },
+    { name: 'added p99 at half the max rate (ms)', value: addedP99Ms, target: `≤ ${t.maxAddedP99Ms}`, met: addedP99Ms <= t.maxAddedP99Ms },
+    { name: '429 throughput ÷ served throughput', value: ratios.refusedOverServed, target: `≥ ${t.minRefusedOverServed}`, met: ratios.refusedOverServed >= t.minRefusedOverServed },
+    { name: 'Redis commands per refused request', value: ratios.redisCommandsPerRefused, target: '0', met: ratios.redisCommandsPerRefused <= t.maxRedisPerRefused },
+    {
+      name: 'Redis round trips per accepted GET',
+      value: ratios.redisRoundTripsPerAccepted,
+      target: '1',
+      met: Math.abs(ratios.redisRoundTripsPerAccepted - t.redisRoundTripsPerAccepted) <= t.redisRoundTripTolerance,
+    },
+    {
+      name: 'Redis round trips per accepted POST',
+      value: ratios.redisRoundTripsPerCreate,
+      target: '1',
+      met: Math.abs(ratios.redisRoundTripsPerCreate - t.redisRoundTripsPerAccepted) <= t.redisRoundTripTolerance,
+    },
+  ];
+  if (PETS_CPU_PER_LIST_BASELINE.micros > 0) {
+    const ceiling = round(PETS_CPU_PER_LIST_BASELINE.micros * t.maxPetsCpuShareOfBaseline, 1);
+    checks.push({
+      name: `pets-service CPU µs per list (baseline ${PETS_CPU_PER_LIST_BASELINE.micros})`,
+      value: ratios.petsCpuPerListViaGateway,
+      target: `≤ ${ceiling}`,
+      met: ratios.petsCpuPerListViaGateway <= ceiling,
+    });
+  }
+  return checks;
+}
+
+export function soakCheck(growth: number): Check {
+  return { name: 'gateway RSS growth, minute 1 → end of soak', value: growth, target: `< ${TARGETS.maxSoakRssGrowth}`, met: growth < TARGETS.maxSoakRssGrowth };
+}

@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from '../helpers/processes';
+
+/**
+ * The bench's quick mode, so that `npm run bench` never rots: it runs the whole instrument for a few
+ * seconds (real processes, the load generator, Redis, MONITOR, the chart, the soak) and this test
+ * checks that every figure is there and sane. It does not check the targets: speed targets live in
+ * the full bench, never in tests.
+ */
+const run = promisify(execFile);
+const BENCH = path.join(ROOT, 'dist/bench/run.js');
+
+interface Latency {
+  p50: number;
+  p99: number;
+  p999: number;
+}
+interface ScenarioResult {
+  id: string;
+  target: string;
+  request: string;
+  label: string;
+  requests: number;
+  requestsPerSecond: number;
+  latencyMs: Latency;
+  statuses: Record<string, number>;
+  unexpected: number;
+  cpuMicrosPerRequest: Record<string, number>;
+  cpuCores: Record<string, number>;
+  peakRssMiB: Record<string, number>;
+  redisCommandsPerRequest: { total: number; byCommand: Record<string, number> };
+  redisRoundTrips?: { requests: number; sentTotalPerRequest: number; sentPerRequest: Record<string, number> };
+  otherCores: number;
+}
+
+const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'gateway-redis': 'gateway-redis' };
+
+function expectSaneScenario(r: ScenarioResult, expectedStatus: string): void {
+  const context = `${r.id}: ${JSON.stringify(r)}`;
+  expect({ context, unexpected: r.unexpected }).toEqual({ context, unexpected: 0 });
+  expect(Object.keys(r.statuses)).toEqual([expectedStatus]);
+  expect(r.requests).toBeGreaterThan(0);
+  expect(r.requestsPerSecond).toBeGreaterThan(0);
+  expect(r.latencyMs.p50).toBeGreaterThan(0);
+  expect(r.latencyMs.p50).toBeLessThanOrEqual(r.latencyMs.p99);
+  expect(r.latencyMs.p99).toBeLessThanOrEqual(r.latencyMs.p999);
+  // Every process on the request's path and the load generator, each with a figure.
+  const processes = [FRONT[r.target], ...(r.request === 'list' || r.request === 'create' ? ['pets'] : []), 'load'].filter(Boolean) as string[];
+  for (const name of processes) {
+    expect({ context, name, cpu: Number.isFinite(r.cpuMicrosPerRequest[name]) }).toEqual({ context, name, cpu: true });
+    expect(r.peakRssMiB[name]).toBeGreaterThan(10);
+  }
+  // The front process certainly spent some CPU: at least one 10 ms clock tick over the run.
+  const front = FRONT[r.target];
+  if (front) expect(r.cpuMicrosPerRequest[front]).toBeGreaterThan(0);
+  expect(Number.isFinite(r.otherCores)).toBe(true);
+}
+
+describe('npm run bench -- --quick', () => {
+  let out: string;
+
+  beforeAll(() => {
+    out = mkdtempSync(path.join(os.tmpdir(), 'bench-quick-'));
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('when the quick bench runs, then it exits 0 and reports every figure of every scenario, the ratios, the targets and a chart', async () => {
+    const { stdout } = await run(process.execPath, [BENCH, '--quick', '--out', out], { cwd: ROOT, timeout: 150_000, maxBuffer: 16 * 1024 * 1024 });
+    const report = JSON.parse(readFileSync(path.join(out, 'latest.json'), 'utf8')) as {
+      kind: string;
+      mode: string;
+      scenarios: ScenarioResult[];
+      halfRate: { rate: number; scenarios: ScenarioResult[]; addedP99Ms: number };
+      ratios: Record<string, number>;
+      checks: { name: string; value: number; target: string; met: boolean }[];
+      machine: { cpus: number };
+    };
+    expect({ kind: report.kind, mode: report.mode }).toEqual({ kind: 'bench', mode: 'quick' });
+    expect(report.machine.cpus).toBeGreaterThan(0);
+
+    const expected: Record<string, string> = {
+      'direct/list': '200',
+      'direct/create': '201',
+      'hop/list': '200',
+      'hop/create': '201',
+      'gateway-redis/list': '200',
+      'gateway-redis/create': '201',
+      'gateway-redis/refused': '429',
+      'gateway-redis/anonymous': '401',
+    };
+    expect(report.scenarios.map((r) => r.id)).toEqual(Object.keys(expected));
+    for (const r of report.scenarios) expectSaneScenario(r, expected[r.id]!);
+
+    // Redis figures: commands run (commandstats) for every gateway scenario, round trips (MONITOR) as well.
+    for (const r of report.scenarios.filter((x) => x.target === 'gateway-redis')) {
+      expect(r.redisCommandsPerRequest.total).toBeGreaterThanOrEqual(0);
+      expect(r.redisRoundTrips?.requests).toBeGreaterThan(0);
+      expect(r.redisRoundTrips?.sentTotalPerRequest).toBeGreaterThanOrEqual(0);
+      expect(r.cpuMicrosPerRequest.redis).toBeGreaterThanOrEqual(0);
+      expect(r.peakRssMiB.redis).toBeGreaterThan(0);
+    }
+    const list = report.scenarios.find((r) => r.id === 'gateway-redis/list')!;
+    expect(list.redisCommandsPerRequest.total).toBeGreaterThan(0);
+    expect(list.redisRoundTrips?.sentPerRequest.evalsha).toBeGreaterThan(0);
+
+    expect(report.halfRate.rate).toBeGreaterThan(0);
+    expect(report.halfRate.scenarios.map((r) => r.id)).toEqual(['direct/list', 'hop/list', 'gateway-redis/list']);
+    for (const r of report.halfRate.scenarios) expectSaneScenario(r, '200');
+    expect(Number.isFinite(report.halfRate.addedP99Ms)).toBe(true);
+
+    for (const name of ['gatewayCpuOverHop', 'gatewayThroughputOverHop', 'gatewayThroughputOverDirect', 'refusedOverServed', 'petsCpuPerListViaGateway', 'petsCpuPerListDirect']) {
+      expect({ name, value: report.ratios[name]! > 0 && Number.isFinite(report.ratios[name]) }).toEqual({ name, value: true });
+    }
+    expect(report.checks.length).toBeGreaterThanOrEqual(8);
+    for (const check of report.checks) {
+      expect(Number.isFinite(check.value)).toBe(true);
+      expect(typeof check.met).toBe('boolean');
+    }
+
+    const svg = readFileSync(path.join(out, 'latest.svg'), 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.trim().endsWith('</svg>')).toBe(true);
+    expect(svg).toContain('gateway (Redis) · GET list, over quota (429)');
+
+    expect(stdout).toContain('req/s');
+    expect(stdout).toContain('added p99 over direct');
+    expect(stdout).toContain('gateway CPU per request ÷ bare hop');
+  });
+
+  it('when the quick soak runs, then it samples the gateway RSS over time and reports its growth', async () => {
+    await run(process.execPath, [BENCH, '--quick', '--soak', '3', '--out', out], { cwd: ROOT, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+    expect(existsSync(path.join(out, 'latest-soak.json'))).toBe(true);
+    const soak = JSON.parse(readFileSync(path.join(out, 'latest-soak.json'), 'utf8')) as {
+      kind: string;
+      settings: { keys: number };
+      result: ScenarioResult;
+      samples: { atSeconds: number; gatewayMiB: number }[];
+      rssGrowth: number;
+      check: { met: boolean };
+    };
+    expect(soak.kind).toBe('soak');
+    expect(soak.settings.keys).toBe(50);
+    expectSaneScenario(soak.result, '200');
+    expect(soak.samples.length).toBeGreaterThanOrEqual(3);
+    for (const sample of soak.samples) expect(sample.gatewayMiB).toBeGreaterThan(10);
+    expect(Number.isFinite(soak.rssGrowth)).toBe(true);
+    expect(typeof soak.check.met).toBe('boolean');
+  });
+});
