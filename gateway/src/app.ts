@@ -1,4 +1,4 @@
-import express, { Router, type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { errorHandler, methodNotAllowed, notFoundHandler } from '../../shared/src/errors';
@@ -17,12 +17,15 @@ import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
 import { anonymousCharge, rateLimit } from './pipeline/rate-limit';
 import { readBody } from './pipeline/read-body';
 import { route } from './pipeline/route';
+import { onPath, runStages } from './pipeline/stages';
 import { internalAuthorization } from './pipeline/sign-internal-token';
 import type { Forwarder } from './upstream/forwarder';
 
 export interface PublicAppDeps {
   config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment'>;
   logger: Logger;
+  /** Where the one line per request goes (default: `logger`). */
+  accessLogger?: Logger;
   forwarder: Forwarder;
   keys: KeyCache & KeyLookup;
   limiter: Limiter;
@@ -43,7 +46,7 @@ export interface PublicAppDeps {
  * a key before it has been paid for.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
+export function createApp({ config, logger, accessLogger = logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // The gateway's own answers are errors and small documents: an ETag (a hash of each body) buys nothing.
@@ -52,7 +55,7 @@ export function createApp({ config, logger, forwarder, keys, limiter, metrics, l
   // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path.
   app.set('case sensitive routing', true);
   app.use(requestId);
-  app.use(accessLog(logger));
+  app.use(accessLog(accessLogger));
   app.use(metrics.observeRequests);
 
   app.get('/healthz', (_req, res) => {
@@ -69,20 +72,22 @@ export function createApp({ config, logger, forwarder, keys, limiter, metrics, l
   // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
   if (portal) app.use('/portal', portal);
 
-  const v1 = Router({ caseSensitive: true, strict: false });
-  v1.use(markDeprecated);
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
-  v1.use(authenticate(keys, config.apiEnvironment));
-  v1.use(lookUpKey(keys, anonymousCharge(limits)));
-  v1.use(rateLimit(limits));
-  // The interface description is public: rate limited like everything under /v1, but no key needed.
-  v1.get('/openapi.json', serveInterfaceDescription);
-  v1.all('/openapi.json', methodNotAllowed(['GET', 'HEAD']));
-  v1.use(requireKey);
-  v1.use(route);
-  v1.use(readBody({ timeoutMs: config.bodyTimeoutMs }));
-  v1.use(proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
-  app.use('/v1', v1);
+  app.use(
+    '/v1',
+    runStages([
+      markDeprecated,
+      authenticate(keys, config.apiEnvironment),
+      lookUpKey(keys, anonymousCharge(limits)),
+      rateLimit(limits),
+      // The interface description is public: rate limited like everything under /v1, but no key needed.
+      onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription, methodNotAllowed(['GET', 'HEAD'])),
+      requireKey,
+      route,
+      readBody({ timeoutMs: config.bodyTimeoutMs }),
+      proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }),
+    ]),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));

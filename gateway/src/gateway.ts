@@ -25,6 +25,8 @@ import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
   logger: Logger;
+  /** The public port's access log (default: `logger`); main.ts gives it a buffered one. */
+  accessLogger?: Logger;
   /** Tests shorten the portal's sessions and limits, or cheapen its password hashes. */
   portalTuning?: PortalTuning;
 }
@@ -54,7 +56,7 @@ export interface Gateway {
  * limiter, key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger, portalTuning }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning }: GatewayDeps): Promise<Gateway> {
   const target = redisTargetOf(config);
   let redis: RedisClient | undefined;
   let store: AccountStore;
@@ -103,6 +105,7 @@ export async function createGateway(config: GatewayConfig, { logger, portalTunin
     publicApp: createApp({
       config,
       logger,
+      accessLogger,
       forwarder,
       keys,
       limiter,

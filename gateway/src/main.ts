@@ -4,7 +4,7 @@
  */
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
-import { createLogger } from '../../shared/src/logger';
+import { createAccessLogger, createLogger } from '../../shared/src/logger';
 import type { AccountService } from './admin/account-service';
 import { loadGatewayConfig, redisTargetOf, type GatewayConfig } from './config';
 import { createGateway } from './gateway';
@@ -22,7 +22,7 @@ function serverTimeouts(config: GatewayConfig): ServerTimeouts {
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadGatewayConfig(process.env), 'gateway');
   const logger = createLogger('gateway', config.logLevel);
-  const gateway = await createGateway(config, { logger });
+  const gateway = await createGateway(config, { logger, accessLogger: createAccessLogger('gateway', config.logLevel) });
 
   const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway);
   const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway);

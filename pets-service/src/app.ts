@@ -14,6 +14,8 @@ import type { PetService } from './pets/pet-service';
 export interface AppDeps {
   readonly service: PetService;
   readonly logger: Logger;
+  /** Where the one line per request goes (default: `logger`). */
+  readonly accessLogger?: Logger;
   /** Verifies internal tokens; the list-cursor key is derived from it as well. */
   readonly internalTokenSecret: string;
   /** `PUBLIC_BASE_URL`: links are absolute on it; undefined, they are relative. */
@@ -22,14 +24,14 @@ export interface AppDeps {
 }
 
 /** The HTTP application, without listening: main.ts and the tests decide where it runs. */
-export function createApp({ service, logger, internalTokenSecret, publicBaseUrl, lifecycle = { draining: false } }: AppDeps): Express {
+export function createApp({ service, logger, accessLogger = logger, internalTokenSecret, publicBaseUrl, lifecycle = { draining: false } }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // No ETag: Express would hash every body for it, and nothing here serves conditional requests.
   app.set('etag', false);
 
   app.use(requestId);
-  app.use(accessLog(logger));
+  app.use(accessLog(accessLogger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

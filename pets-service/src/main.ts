@@ -1,6 +1,6 @@
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
-import { createLogger } from '../../shared/src/logger';
+import { createAccessLogger, createLogger } from '../../shared/src/logger';
 import { describeDatabase, loadPetsConfig } from './config';
 import { createPetsService } from './service';
 
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const database = describeDatabase(config.database);
   let pets: Awaited<ReturnType<typeof createPetsService>>;
   try {
-    pets = await createPetsService(config, { logger });
+    pets = await createPetsService(config, { logger, accessLogger: createAccessLogger('pets-service', config.logLevel) });
   } catch (error) {
     logger.fatal({ err: error, database }, 'pets-service cannot open its database');
     process.exit(1);

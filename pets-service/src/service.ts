@@ -12,6 +12,8 @@ import { createSqlitePetRepository } from './pets/sqlite-pet-repository';
 
 export interface PetsServiceDeps {
   readonly logger: Logger;
+  /** The access log (default: `logger`); main.ts gives it a buffered one. */
+  readonly accessLogger?: Logger;
 }
 
 export interface PetsService {
@@ -26,13 +28,14 @@ export interface PetsService {
  * The pets-service's composition root: database, repository, service and app. `main.ts` puts it
  * on a server; the tests call it directly. Throws when the database cannot be opened or migrated.
  */
-export async function createPetsService(config: PetsConfig, { logger }: PetsServiceDeps): Promise<PetsService> {
+export async function createPetsService(config: PetsConfig, { logger, accessLogger = logger }: PetsServiceDeps): Promise<PetsService> {
   const store = await openStore(config.database, logger);
   if (store.migration.applied > 0) logger.info({ database: describeDatabase(config.database), ...store.migration }, 'database migrated');
   const service: PetsService = {
     app: createApp({
       service: createPetService(store.repository),
       logger,
+      accessLogger,
       internalTokenSecret: config.internalJwtSecret,
       publicBaseUrl: config.publicBaseUrl,
       lifecycle: { get draining() { return service.draining; } },

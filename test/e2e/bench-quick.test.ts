@@ -129,7 +129,7 @@ describe('npm run bench -- --quick', () => {
     expect(stdout).toContain('req/s');
     expect(stdout).toContain('added p99 over direct');
     expect(stdout).toContain('gateway CPU per request ÷ bare hop');
-  });
+  }, 160_000);
 
   it('when the quick soak runs, then it samples the gateway RSS over time and reports its growth', async () => {
     await run(process.execPath, [BENCH, '--quick', '--soak', '3', '--out', out], { cwd: ROOT, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
@@ -149,5 +149,5 @@ describe('npm run bench -- --quick', () => {
     for (const sample of soak.samples) expect(sample.gatewayMiB).toBeGreaterThan(10);
     expect(Number.isFinite(soak.rssGrowth)).toBe(true);
     expect(typeof soak.check.met).toBe('boolean');
-  });
+  }, 130_000);
 });
