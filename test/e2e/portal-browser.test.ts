@@ -84,7 +84,8 @@ describeIfBrowser()('developer portal in Chromium', () => {
     expect(key).toMatch(/^ask_live_[0-9A-Za-z]{28}$/);
     await expect(page.locator('#new-key-curl').textContent()).resolves.toBe(`curl -i -H "Authorization: Bearer ${key}" ${portal}/v1/pets`);
     await page.getByRole('button', { name: 'Copy key' }).click();
-    await expect(page.getByRole('button', { name: 'Copied' }).isVisible()).resolves.toBe(true);
+    // The label changes once the clipboard write has resolved: wait for it rather than look at once.
+    await page.getByRole('button', { name: 'Copied' }).waitFor({ state: 'visible', timeout: 5_000 });
     // Page code is passed as text: this project's TypeScript has no DOM types.
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(key);
 
