@@ -69,7 +69,7 @@ describe('npm run bench -- --quick', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('when the quick bench runs, then it exits 0 and reports every figure of every scenario, the ratios, the targets and a chart', async () => {
-    const { stdout } = await run(process.execPath, [BENCH, '--quick', '--out', out], { cwd: ROOT, timeout: 150_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, [BENCH, '--quick', '--out', out], { cwd: ROOT, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 });
     const report = JSON.parse(readFileSync(path.join(out, 'latest.json'), 'utf8')) as {
       kind: string;
       mode: string;
@@ -129,10 +129,10 @@ describe('npm run bench -- --quick', () => {
     expect(stdout).toContain('req/s');
     expect(stdout).toContain('added p99 over direct');
     expect(stdout).toContain('gateway CPU per request ÷ bare hop');
-  }, 160_000);
+  }, 180_000);
 
   it('when the quick soak runs, then it samples the gateway RSS over time and reports its growth', async () => {
-    await run(process.execPath, [BENCH, '--quick', '--soak', '3', '--out', out], { cwd: ROOT, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+    await run(process.execPath, [BENCH, '--quick', '--soak', '3', '--out', out], { cwd: ROOT, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 });
     expect(existsSync(path.join(out, 'latest-soak.json'))).toBe(true);
     const soak = JSON.parse(readFileSync(path.join(out, 'latest-soak.json'), 'utf8')) as {
       kind: string;
@@ -149,5 +149,5 @@ describe('npm run bench -- --quick', () => {
     for (const sample of soak.samples) expect(sample.gatewayMiB).toBeGreaterThan(10);
     expect(Number.isFinite(soak.rssGrowth)).toBe(true);
     expect(typeof soak.check.met).toBe('boolean');
-  }, 130_000);
+  }, 120_000);
 });
