@@ -1,0 +1,119 @@
+import { admin, createAccountWithKey } from '../helpers/system';
+import { burst, call, expectError, rateLimitOf, statusCounts, type Reply } from '../helpers/traffic';
+import { waitFor } from '../helpers/ports';
+
+/** Where a client-contract suite sends its requests: one or more gateways sharing their state. */
+export interface ContractTarget {
+  /** Public base URLs of the gateways (requests alternate between them). */
+  gateways: string[];
+  /** One gateway's admin URL (accounts and keys are shared state). */
+  adminUrl: string;
+}
+
+/**
+ * What a client sees of the API, whatever the deployment behind it: the embedded defaults, or
+ * PostgreSQL, a Redis Cluster and several replicas of each service. The same tests run against each
+ * (see the client-contract-*.test.ts files), so the scaled deployment is held to the same contract.
+ */
+export function clientContract(target: () => ContractTarget): void {
+  let turn = 0;
+  /** The next gateway in turn, so consecutive requests cross replicas. */
+  const base = () => {
+    const { gateways } = target();
+    return `${gateways[turn++ % gateways.length]}/v1`;
+  };
+
+  it('when pets are created, fetched and listed through alternating gateways, then each answer is the contract', async () => {
+    const { key } = await createAccountWithKey(target().adminUrl, { plan: 'business' });
+    const created = await call(`${base()}/pets`, { key, method: 'POST', body: { name: 'Contract Rex', categoryId: 7 } });
+    expect(created.status).toBe(201);
+    const pet = created.json as { id: number };
+    expect(created.headers.location).toBe(`/v1/pets/${pet.id}`);
+    expect(created.json).toEqual({ id: pet.id, name: 'Contract Rex', categoryId: 7, status: 'available' });
+    rateLimitOf(created);
+
+    const fetched = await call(`${base()}/pets/${pet.id}`, { key });
+    expect(fetched.status).toBe(200);
+    expect(fetched.json).toEqual(created.json);
+    expect(fetched.headers.deprecation).toMatch(/^@\d+$/);
+    expect(fetched.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+
+    const listed = await call(`${base()}/pets?limit=100&status=available`, { key });
+    expect(listed.status).toBe(200);
+    expect(listed.json).toEqual(expect.arrayContaining([created.json]));
+  });
+
+  it('when the pages are walked across gateways while more pets exist, then every pet comes exactly once, in id order', async () => {
+    const { key } = await createAccountWithKey(target().adminUrl, { plan: 'business' });
+    const names = Array.from({ length: 7 }, (_, i) => `Walk ${Date.now()}-${i}`);
+    for (const name of names) expect((await call(`${base()}/pets`, { key, method: 'POST', body: { name, categoryId: 1, status: 'pending' } })).status).toBe(201);
+    const seen: Array<{ id: number; name: string }> = [];
+    let next: string | undefined = '/v1/pets?limit=3&status=pending';
+    for (let pages = 0; next !== undefined; pages++) {
+      if (pages > 1_000) throw new Error('the walk does not end');
+      const page: Reply = await call(`${base().replace(/\/v1$/, '')}${next}`, { key });
+      expect(page.status).toBe(200);
+      seen.push(...(page.json as unknown as Array<{ id: number; name: string }>));
+      next = /^<(\/v1\/pets\?[^>]+)>; rel="next"$/.exec(page.headers.link ?? '')?.[1];
+    }
+    const ids = seen.map((pet) => pet.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(seen.filter((pet) => names.includes(pet.name)).map((pet) => pet.name)).toEqual(names);
+  });
+
+  it('when requests are refused, then each refusal is the Error shape with its code, and carries the rate-limit headers', async () => {
+    const { key } = await createAccountWithKey(target().adminUrl, { plan: 'business' });
+    const cases: Array<[Promise<Reply>, number, string]> = [
+      [call(`${base()}/pets`), 401, 'unauthorized'],
+      [call(`${base()}/pets`, { key: 'ask_live_not-a-key' }), 401, 'unauthorized'],
+      [call(`${base()}/pets?limit=0`, { key }), 400, 'invalid_parameter'],
+      [call(`${base()}/pets?limit=5&limit=6`, { key }), 400, 'invalid_parameter'],
+      [call(`${base()}/pets`, { key, method: 'POST', body: { name: 'x', categoryId: '1' } }), 400, 'invalid_body'],
+      [call(`${base()}/pets`, { key, method: 'POST', body: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'malformed_json'],
+      [call(`${base()}/pets`, { key, method: 'POST', body: 'name=x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type'],
+      [call(`${base()}/pets`, { key, method: 'POST', body: JSON.stringify({ name: 'x'.repeat(17_000), categoryId: 1 }) }), 413, 'payload_too_large'],
+      [call(`${base()}/pets/999999999`, { key }), 404, 'not_found'],
+      [call(`${base()}/pets/abc`, { key }), 400, 'invalid_parameter'],
+      [call(`${base()}/nowhere`, { key }), 404, 'not_found'],
+      [call(`${base()}/pets/1`, { key, method: 'DELETE' }), 405, 'method_not_allowed'],
+      [call(`${base()}/store/orders`, { key }), 501, 'not_implemented'],
+    ];
+    for (const [pending, status, code] of cases) {
+      const reply = await pending;
+      expectError(reply, status, code);
+      rateLimitOf(reply);
+    }
+    expect((await call(`${base()}/pets`)).headers['www-authenticate']).toMatch(/^Bearer/);
+    expect((await call(`${base()}/pets/1`, { key, method: 'DELETE' })).headers.allow).toBe('GET, HEAD');
+  });
+
+  it('when a Free account sends 80 requests at once across the gateways, then exactly 60 are served and the rest refused 429 with Retry-After', async () => {
+    const { key } = await createAccountWithKey(target().adminUrl, { plan: 'free' });
+    const replies = await burst(80, () => call(`${base()}/pets?limit=1`, { key }));
+    expect(statusCounts(replies)).toEqual({ 200: 60, 429: 20 });
+    for (const reply of replies.filter((r) => r.status === 429)) {
+      expectError(reply, 429, 'rate_limited');
+      expect(Number(reply.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(rateLimitOf(reply).remaining).toBe(0);
+    }
+  });
+
+  it('when a key is revoked, then every gateway refuses it within a second', async () => {
+    const { key, keyId } = await createAccountWithKey(target().adminUrl, { plan: 'business' });
+    for (const gateway of target().gateways) expect((await call(`${gateway}/v1/pets?limit=1`, { key })).status).toBe(200);
+    expect((await admin(target().adminUrl, 'DELETE', `/admin/keys/${keyId}`)).status).toBe(204);
+    const revokedAt = Date.now();
+    for (const gateway of target().gateways) {
+      await waitFor(async () => (await call(`${gateway}/v1/pets?limit=1`, { key })).status === 401, 1_500, 'the revocation');
+    }
+    expect(Date.now() - revokedAt).toBeLessThan(1_500);
+  });
+
+  it('when the interface description is fetched without a key, then it is the OpenAPI 3.1 document', async () => {
+    const reply = await call(`${base()}/openapi.json`);
+    expect(reply.status).toBe(200);
+    expect(reply.json).toMatchObject({ openapi: '3.1.0', info: { version: '1.0.0' } });
+    rateLimitOf(reply);
+  });
+}
