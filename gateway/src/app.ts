@@ -55,7 +55,7 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
   // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path.
   app.set('case sensitive routing', true);
   app.use(requestId);
-  app.use(accessLog(accessLogger));
+  app.use(accessLog(accessLogger, logger));
   app.use(metrics.observeRequests);
 
   app.get('/healthz', (_req, res) => {

@@ -66,3 +66,20 @@ describe('the access log', () => {
     expect(lines[0]).toMatchObject({ level: LEVEL.warn, reqId: 'trace-9', msg: 'something to know' });
   });
 });
+
+describe('the access log with a logger of its own', () => {
+  it('when a stage logs through req.log, then that line goes to the events logger at once, and only the access line to the access logger', async () => {
+    const access: string[] = [];
+    const events: string[] = [];
+    const app = express();
+    app.use(requestId);
+    app.use(accessLog(pino({}, { write: (line: string) => access.push(line) }), pino({}, { write: (line: string) => events.push(line) })));
+    app.get('/warns', (req, res) => {
+      req.log.warn('look at this');
+      res.json({});
+    });
+    await request(app).get('/warns').expect(200);
+    expect(events.map((line) => JSON.parse(line) as { msg: string }).map((line) => line.msg)).toEqual(['look at this']);
+    expect(access.map((line) => JSON.parse(line) as { msg: string }).map((line) => line.msg)).toEqual(['request completed']);
+  });
+});

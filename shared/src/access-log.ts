@@ -21,16 +21,19 @@ interface CallerLocals {
  * refusals (4xx) and the deliberate 501 of unimplemented operations included. No stack is invented
  * for a status code: real exceptions are logged, with their stack, where they are caught.
  *
+ * `logger` takes the access lines (buffered in production); `events` the lines stages write through
+ * `req.log` (warnings, errors: written at once).
+ *
  * (pino-http did this with a child logger and a serializer pass per request, and logged a 501 as
  * "request errored" with a made-up Error.)
  */
-export function accessLog(logger: Logger): RequestHandler {
+export function accessLog(logger: Logger, events: Logger = logger): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     let child: Logger | undefined;
     Object.defineProperty(req, 'log', {
       configurable: true,
-      get: () => (child ??= logger.child({ reqId: req.id })),
+      get: () => (child ??= events.child({ reqId: req.id })),
     });
     res.once('close', () => {
       const status = res.statusCode;

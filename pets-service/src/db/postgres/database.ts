@@ -45,7 +45,10 @@ export async function openPostgresDatabase(settings: PostgresSettings, logger: L
   });
   // An idle connection the server ends (restart, failover, pg_terminate_backend) is reported here;
   // pg-pool has already discarded it. Unlistened, this event would end the process.
-  pool.on('error', (error) => logger.warn({ err: error }, 'an idle database connection failed; the pool opens a new one when needed'));
+  // pg attaches the whole client (connection parameters included) to the error: log what happened, not that.
+  pool.on('error', (error: Error & { code?: string }) =>
+    logger.warn({ err: { type: error.name, message: error.message, code: error.code } }, 'an idle database connection failed; the pool opens a new one when needed'),
+  );
   return { pool, migration };
 }
 
