@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { sendJson } from './json-response';
 
 /** Every error code a client can see, with its HTTP status. The single catalogue. */
 export const ERROR_CATALOGUE = {
@@ -59,7 +60,7 @@ export class ApiError extends Error {
 
 export function sendError(res: Response, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status).json(error.toBody());
+  sendJson(res, error.status, error.toBody());
 }
 
 /** Errors raised by body-parser carry a `type`; map the ones a client causes. */

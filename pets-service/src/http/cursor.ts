@@ -10,6 +10,7 @@ const KEY_LABEL = 'pets-service list cursor v1';
 const TAG_BYTES = 16;
 const CURSOR = /^([A-Za-z0-9_-]{1,24})\.([A-Za-z0-9_-]{22})$/;
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
+const ISSUED_KEPT = 1_024;
 
 export interface CursorCodec {
   encode(lastId: number): string;
@@ -23,10 +24,18 @@ export function createCursorCodec(secret: string): CursorCodec {
   // several spellings of one tag pass, and only the exact string handed out is valid.
   const tagOf = (payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, TAG_BYTES).toString('base64url');
 
+  // A cursor is a pure function of the id; the page boundaries clients walk repeat (the first pages
+  // most), so the last ones handed out are kept instead of signed again (an HMAC per list request).
+  const issued = new Map<number, string>();
   return {
     encode(lastId) {
+      const known = issued.get(lastId);
+      if (known !== undefined) return known;
       const payload = Buffer.from(String(lastId), 'utf8').toString('base64url');
-      return `${payload}.${tagOf(payload)}`;
+      const cursor = `${payload}.${tagOf(payload)}`;
+      if (issued.size >= ISSUED_KEPT) issued.delete(issued.keys().next().value!);
+      issued.set(lastId, cursor);
+      return cursor;
     },
     decode(cursor) {
       const match = CURSOR.exec(cursor);

@@ -1,3 +1,4 @@
+import { sendJson } from '../../../shared/src/json-response';
 import { Router } from 'express';
 import { methodNotAllowed } from '../../../shared/src/errors';
 import type { NewPet } from '../../../shared/src/pets';
@@ -30,18 +31,19 @@ export function petsRoutes({ service, cursors, publicBaseUrl }: PetsRoutesDeps):
       const page = await service.listPets(query);
       const last = page.pets.at(-1);
       if (page.hasMore && last) res.setHeader('Link', `<${nextPageUrl(linkBase(req, publicBaseUrl), query, cursors.encode(last.id))}>; rel="next"`);
-      res.json(page.pets);
+      sendJson(res, 200, page.pets);
     })
     .post(jsonBody('a JSON object describing the pet'), async (req, res) => {
       const pet = await service.createPet(validateNewPet(req.body));
-      res.status(201).location(`${publicPathPrefix(req)}/pets/${pet.id}`).json(pet);
+      res.setHeader('Location', `${publicPathPrefix(req)}/pets/${pet.id}`);
+      sendJson(res, 201, pet);
     })
     .all(methodNotAllowed(['GET', 'POST']));
 
   router
     .route('/pets/:petId')
     .get(async (req, res) => {
-      res.json(await service.getPet(validatePetId(integerOrText(String(req.params.petId)))));
+      sendJson(res, 200, await service.getPet(validatePetId(integerOrText(String(req.params.petId)))));
     })
     .all(methodNotAllowed(['GET']));
 
