@@ -1,31 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
-import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
-import { createLimiter, RedisLimiter, type Limiter } from '../src/limits';
+import type { TestRedis } from '../../test/helpers/redis-server';
+import { RedisLimiter, type Limiter } from '../src/limits';
 import { DAY_MS, utcDate, utcDay } from '../src/limits/windows';
+import { useRedisLimiters } from './support/redis-limiters';
 
 /**
  * The day window on Redis is one counter per UTC date, kept 35 days: today's window and the
  * account's daily history come from the same keys, so the history costs nothing on the request path.
  */
-const logger = pino({ level: 'silent' });
 const ban = { threshold: 1000, seconds: 900 };
+const redisLimiters = useRedisLimiters(ban);
 let server: TestRedis;
-let redis: Redis;
 let limiter: Limiter;
 
 beforeAll(async () => {
-  server = await TestRedis.start();
-  redis = await connectRedis(server.url, 300);
-  limiter = createLimiter({ redis, logger, ban });
-});
-
-afterAll(async () => {
-  await limiter.close();
-  redis.disconnect();
-  await server.stop();
+  server = redisLimiters.server;
+  limiter = await redisLimiters.replica();
 });
 
 afterEach(() => {
@@ -101,7 +91,7 @@ describe('day window kept per UTC date', () => {
   });
 
   it("when the gateway's clock is more than a day off, then the script refuses (a store failure, never a decision)", async () => {
-    const direct = new RedisLimiter({ redis, ban });
+    const direct = new RedisLimiter({ redis: await redisLimiters.connection(), ban });
     const realNow = Date.now.bind(Date);
     jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 3 * DAY_MS);
     await expect(direct.consumeKey({ accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 1, perDay: 1 } })).rejects.toThrow(/more than a day away from Redis TIME/);

@@ -30,10 +30,15 @@ export function useRedisLimiters(ban: BanPolicy) {
       if (!server) throw new Error('the Redis server starts in beforeAll');
       return server;
     },
-    /** A limiter with a connection of its own, as another gateway replica would have. */
-    async replica(policy: BanPolicy = ban): Promise<Limiter> {
+    /** A connection of its own to the server, closed after the file (e.g. for a limiter class used directly). */
+    async connection(): Promise<Redis> {
       const redis = await connectRedis(this.server.url, 300);
       clients.push(redis);
+      return redis;
+    },
+    /** A limiter with a connection of its own, as another gateway replica would have. */
+    async replica(policy: BanPolicy = ban): Promise<Limiter> {
+      const redis = await this.connection();
       const limiter = createLimiter({ redis, logger, ban: policy });
       limiters.push(limiter);
       return limiter;
