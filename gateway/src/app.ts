@@ -1,7 +1,8 @@
-import express, { type Express, type RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
-import { errorHandler, methodNotAllowed, notFoundHandler } from '../../shared/src/errors';
+import { ApiError, errorHandler, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import { openApiDocument } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
@@ -11,14 +12,17 @@ import type { KeySubject, LimitDecision, Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
 import { authenticate, requireKey, type KeyCache } from './pipeline/authenticate';
 import { markDeprecated } from './pipeline/deprecation';
+import { compileTrust, type Stage } from './pipeline/exchange';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
 import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
 import { anonymousCharge, rateLimit } from './pipeline/rate-limit';
 import { readBody } from './pipeline/read-body';
 import { route } from './pipeline/route';
-import { onPath, runStages } from './pipeline/stages';
+import { onPath } from './pipeline/stages';
 import { internalAuthorization } from './pipeline/sign-internal-token';
+import { v1Target } from './pipeline/target';
+import { createV1Handler } from './pipeline/v1-handler';
 import type { Forwarder } from './upstream/forwarder';
 
 export interface PublicAppDeps {
@@ -37,8 +41,13 @@ export interface PublicAppDeps {
   portal?: RequestHandler;
 }
 
+/** The public port's request listener (what a server or supertest is given). */
+export type PublicApp = (req: IncomingMessage, res: ServerResponse) => void;
+
 /**
- * The public app. Its pipeline is mounted here, in its fixed order, one file per stage:
+ * The public app. `/v1` goes straight to its pipeline (`pipeline/v1-handler.ts`, no Express on the
+ * hot path); everything else (health, `/docs`, `/portal`, unknown paths) to an Express app.
+ * The pipeline is listed here, in its fixed order, one file per stage:
  * request id → deprecation headers → authenticate (from the key caches) → look up a key the
  * caches do not know (paid with one unit of the client's anonymous budget) → rate limit (the
  * account's windows, or the anonymous budget) → [interface description] → require a key → route
@@ -46,7 +55,7 @@ export interface PublicAppDeps {
  * a key before it has been paid for.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, accessLogger = logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
+export function createApp({ config, logger, accessLogger = logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): PublicApp {
   const app = express();
   app.disable('x-powered-by');
   // The gateway's own answers are errors and small documents: an ETag (a hash of each body) buys nothing.
@@ -73,23 +82,28 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
   if (portal) app.use('/portal', portal);
 
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
-  app.use(
-    '/v1',
-    runStages([
-      markDeprecated,
-      authenticate(keys, config.apiEnvironment),
-      lookUpKey(keys, anonymousCharge(limits)),
-      rateLimit(limits),
-      // The interface description is public: rate limited like everything under /v1, but no key needed.
-      onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription, methodNotAllowed(['GET', 'HEAD'])),
-      requireKey,
-      route,
-      readBody({ timeoutMs: config.bodyTimeoutMs }),
-      proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }),
-    ]),
-  );
+  const stages: Stage[] = [
+    markDeprecated,
+    authenticate(keys, config.apiEnvironment),
+    lookUpKey(keys, anonymousCharge(limits)),
+    rateLimit(limits),
+    // The interface description is public: rate limited like everything under /v1, but no key needed.
+    onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription, (x, next) => {
+      next(new ApiError('method_not_allowed', `${x.req.method} is not allowed on /v1${x.path}; use GET, HEAD.`, { Allow: 'GET, HEAD' }));
+    }),
+    requireKey,
+    route,
+    readBody({ timeoutMs: config.bodyTimeoutMs }),
+    proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }),
+  ];
+  const v1 = createV1Handler({ stages, trust: compileTrust(config.trustProxy), logger, accessLogger, observeResponse: metrics.observeResponse });
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
-  return app;
+
+  return (req, res) => {
+    const target = v1Target(req.url ?? '/');
+    if (target) v1(req, res, target);
+    else app(req, res);
+  };
 }

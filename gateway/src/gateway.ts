@@ -12,7 +12,7 @@ import { RedisAuditLog } from './audit/redis-audit-log';
 import { KeyUseRecorder } from './usage/key-use';
 import { RedisUsageBoard } from './usage/redis-usage-board';
 import { LocalUsageBoard, type UsageBoard } from './usage/usage-board';
-import { createApp } from './app';
+import { createApp, type PublicApp } from './app';
 import { redisTargetOf, type GatewayConfig } from './config';
 import { createLimiter } from './limits';
 import { FailoverLimiter } from './limits/failover-limiter';
@@ -32,8 +32,8 @@ export interface GatewayDeps {
 }
 
 export interface Gateway {
-  /** The public port's app (`/v1`, `/docs`, health). */
-  readonly publicApp: Express;
+  /** The public port's request listener (`/v1`, `/docs`, `/portal`, health). */
+  readonly publicApp: PublicApp;
   /** The admin port's app (ops API, `/metrics`). */
   readonly adminApp: Express;
   readonly accounts: AccountService;
@@ -98,7 +98,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
-  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, logger, onAttempt: metrics.recordUpstreamAttempt });
+  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
   const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning });
 
   const gateway: Gateway = {

@@ -95,25 +95,26 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
   // so these stay small): a labelled call hashes its label values on every request.
   const durationOf = new Map<string, Histogram.Internal<'method'>>();
   const requestsOf = new Map<string, Counter.Internal>();
+  /** One response sent (not one abandoned): its method, status and time since `started` (`performance.now()`). */
+  const observeResponse = (method: string, status: number, started: number): void => {
+    let timer = durationOf.get(method);
+    if (!timer) durationOf.set(method, (timer = duration.labels(method)));
+    timer.observe((performance.now() - started) / 1000);
+    const key = `${method} ${status}`;
+    let counter = requestsOf.get(key);
+    if (!counter) requestsOf.set(key, (counter = requests.labels(method, String(status))));
+    counter.inc();
+  };
   const observeRequests: RequestHandler = (req, res, next) => {
     const started = performance.now();
-    res.once('finish', () => {
-      const { method } = req;
-      const status = res.statusCode;
-      let timer = durationOf.get(method);
-      if (!timer) durationOf.set(method, (timer = duration.labels(method)));
-      timer.observe((performance.now() - started) / 1000);
-      const key = `${method} ${status}`;
-      let counter = requestsOf.get(key);
-      if (!counter) requestsOf.set(key, (counter = requests.labels(method, String(status))));
-      counter.inc();
-    });
+    res.once('finish', () => observeResponse(req.method, res.statusCode, started));
     next();
   };
 
   return {
     registry,
     observeRequests,
+    observeResponse,
     recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => rateLimitDecisions.inc({ outcome, caller }),
     recordUpstreamAttempt: (replica: Replica, outcome: (typeof ATTEMPT_OUTCOMES)[number]) => attemptCounters.get(replica.url)?.[outcome].inc(),
     handler: (async (_req, res) => {

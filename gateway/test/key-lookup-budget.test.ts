@@ -156,7 +156,7 @@ describe('a recently valid key that no longer resolves', () => {
     const service = new AccountService({ store, limiter });
     const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: 'x'.repeat(32), ANON_PER_MINUTE: String(ANON), TRUST_PROXY: 'loopback', PETS_URL: 'http://127.0.0.1:9' });
     const logger = createLogger('test', 'silent');
-    const forwarder = new Forwarder({ replicas: new ReplicaSet(config.petsUrls), timeoutMs: 1_000, logger });
+    const forwarder = new Forwarder({ replicas: new ReplicaSet(config.petsUrls), timeoutMs: 1_000 });
     const metrics = createMetrics({ isDegraded: () => false, defaultMetrics: false });
     const app = createApp({ config, logger, forwarder, keys, limiter, metrics, lifecycle: { draining: false } });
     const account = await service.createAccount({ name: 'A', plan: 'free' });

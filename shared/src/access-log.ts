@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
@@ -36,21 +37,30 @@ export function accessLog(logger: Logger, events: Logger = logger): RequestHandl
       get: () => (child ??= events.child({ reqId: req.id })),
     });
     res.once('close', () => {
-      const status = res.statusCode;
       const caller = (res.locals as CallerLocals).caller;
-      const line = {
-        reqId: req.id,
-        method: req.method,
-        url: req.originalUrl,
-        status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-        remoteAddress: req.socket.remoteAddress,
-        ...(caller ? { caller: caller.iss, subject: caller.sub } : {}),
-      };
-      if (!res.writableFinished) logger.info({ ...line, aborted: true }, 'request aborted before its response was complete');
-      else if (status >= 500 && status !== 501) logger.error(line, 'request failed');
-      else logger.info(line, 'request completed');
+      writeAccessLine(logger, res, req.id, req.originalUrl, started, caller ? { caller: caller.iss, subject: caller.sub } : undefined);
     });
     next();
   };
+}
+
+/**
+ * The access line of one request, once its response is done (or abandoned): the middleware above
+ * writes it for Express routes, the gateway's `/v1` handler for its own. `started` is
+ * `performance.now()` when the request arrived; `extra` adds fields (who called).
+ */
+export function writeAccessLine(logger: Logger, res: ServerResponse, reqId: string, url: string, started: number, extra?: object): void {
+  const status = res.statusCode;
+  const line = {
+    reqId,
+    method: res.req.method,
+    url,
+    status,
+    ms: Math.round((performance.now() - started) * 10) / 10,
+    remoteAddress: res.req.socket.remoteAddress,
+    ...extra,
+  };
+  if (!res.writableFinished) logger.info({ ...line, aborted: true }, 'request aborted before its response was complete');
+  else if (status >= 500 && status !== 501) logger.error(line, 'request failed');
+  else logger.info(line, 'request completed');
 }

@@ -1,4 +1,5 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { sendJson } from './json-response';
 
@@ -58,7 +59,7 @@ export class ApiError extends Error {
   }
 }
 
-export function sendError(res: Response, error: ApiError): void {
+export function sendError(res: ServerResponse, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   sendJson(res, error.status, error.toBody());
 }

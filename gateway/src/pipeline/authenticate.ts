@@ -1,9 +1,8 @@
-import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { PrincipalResolver } from '../accounts/principal-resolver';
 import { API_KEY_PREFIXES, parseApiKey, parseAuthorization, type AuthorizationRefusal } from '../keys/api-key';
-import { contextOf } from './context';
+import type { Stage } from './exchange';
 
 /** What authenticate needs of the key resolver: its caches' answer, never a store call. */
 export type KeyCache = Pick<PrincipalResolver, 'cached'>;
@@ -37,9 +36,9 @@ function otherEnvironment(keyEnvironment: ApiEnvironment, deployment: ApiEnviron
  * request has paid for it. A request without a valid key is not refused here: it is limited per
  * IP first, so key guessing is rate limited too, and then refused by `requireKey`.
  */
-export function authenticate(keys: KeyCache, environment: ApiEnvironment): RequestHandler {
-  return (req, res, next) => {
-    const context = contextOf(res);
+export function authenticate(keys: KeyCache, environment: ApiEnvironment): Stage {
+  return (context, next) => {
+    const { req } = context;
     // Node keeps only the first of several Authorization headers; a proxy in front might keep the last.
     const parsed = hasSeveralAuthorizations(req.rawHeaders) ? ({ ok: false, reason: 'malformed' } as const) : parseAuthorization(req.headers.authorization);
     if (!parsed.ok) {
@@ -72,7 +71,6 @@ function hasSeveralAuthorizations(rawHeaders: string[]): boolean {
 }
 
 /** Refuses, after rate limiting, a request that authenticate could not identify. */
-export const requireKey: RequestHandler = (_req, res, next) => {
-  const { principal, authError } = contextOf(res);
+export const requireKey: Stage = ({ principal, authError }, next) => {
   next(principal ? undefined : (authError ?? unauthorized(REFUSALS.missing)));
 };

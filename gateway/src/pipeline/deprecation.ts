@@ -1,7 +1,8 @@
-import type { RequestHandler } from 'express';
 import { GET_PET_DEPRECATION_HEADERS } from '../../../shared/src/pets';
 import type { RouteMatch } from '../routes/route-table';
-import { routeOf } from './context';
+import type { Stage } from './exchange';
+
+const DEPRECATION_HEADERS = Object.entries(GET_PET_DEPRECATION_HEADERS);
 
 /**
  * Every response on a deprecated operation's path carries its deprecation headers, the gateway's
@@ -9,9 +10,9 @@ import { routeOf } from './context';
  * operations are deprecated; a method the path does not offer (405) is marked when all of its
  * operations are.
  */
-export const markDeprecated: RequestHandler = (req, res, next) => {
-  if (isDeprecated(routeOf(req, res))) {
-    for (const [name, value] of Object.entries(GET_PET_DEPRECATION_HEADERS)) res.setHeader(name, value);
+export const markDeprecated: Stage = (x, next) => {
+  if (isDeprecated(x.route)) {
+    for (const [name, value] of DEPRECATION_HEADERS) x.res.setHeader(name, value);
   }
   next();
 };

@@ -1,9 +1,10 @@
-import type { RequestHandler } from 'express';
 import { openApiDocument } from '../../../shared/src/openapi';
+import { sendJsonText } from '../../../shared/src/json-response';
+import type { Stage } from './exchange';
 
 // Serialised once: the document never changes while the process runs.
 const body = JSON.stringify(openApiDocument);
 
-export const serveInterfaceDescription: RequestHandler = (_req, res) => {
-  res.type('application/json').send(body);
+export const serveInterfaceDescription: Stage = (x) => {
+  sendJsonText(x.res, 200, body);
 };

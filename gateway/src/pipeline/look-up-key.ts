@@ -1,9 +1,8 @@
-import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { NOT_ADMITTED, type PrincipalResolver } from '../accounts/principal-resolver';
 import { StoreUnavailableError } from '../store-errors';
 import { invalidKey } from './authenticate';
-import { contextOf } from './context';
+import type { Stage } from './exchange';
 import type { AnonymousCharge } from './rate-limit';
 
 /** What lookUpKey needs of the key resolver: one store round trip for a key the caches could not answer. */
@@ -17,15 +16,14 @@ export type KeyLookup = Pick<PrincipalResolver, 'lookUp'>;
  * and pay nothing for it. A key that was valid until its cache entry aged out or was invalidated
  * is looked up without a charge (nobody can mint one).
  */
-export function lookUpKey(keys: KeyLookup, charge: AnonymousCharge): RequestHandler {
-  return async (req, res, next) => {
-    const context = contextOf(res);
+export function lookUpKey(keys: KeyLookup, charge: AnonymousCharge): Stage {
+  return async (context, next) => {
     const pending = context.pendingKey;
     if (!pending) return next();
     context.pendingKey = undefined;
     let refusal: ApiError | undefined;
     const admit = async () => {
-      refusal = await charge(req, res, 'lookup');
+      refusal = await charge(context, 'lookup');
       return refusal === undefined;
     };
     try {
@@ -36,10 +34,10 @@ export function lookUpKey(keys: KeyLookup, charge: AnonymousCharge): RequestHand
     } catch (error) {
       // Answered after the rate-limit stage, so even this failure carries the rate-limit headers.
       if (error instanceof StoreUnavailableError) {
-        req.log.warn({ err: error }, 'key store unavailable');
+        context.log.warn({ err: error }, 'key store unavailable');
         context.authError = new ApiError('service_unavailable', 'The API key cannot be verified right now; retry shortly.', { 'Retry-After': '1' });
       } else {
-        req.log.error({ err: error }, 'key lookup failed');
+        context.log.error({ err: error }, 'key lookup failed');
         context.authError = new ApiError('internal_error', 'The server failed to handle the request.');
       }
     }

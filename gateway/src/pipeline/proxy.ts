@@ -1,8 +1,7 @@
-import type { RequestHandler } from 'express';
 import { PUBLIC_PATH_PREFIX } from '../../../shared/src/settings';
 import type { Forwarder } from '../upstream/forwarder';
 import { upstreamRequestHeaders } from '../upstream/hop-by-hop';
-import { contextOf } from './context';
+import type { Stage } from './exchange';
 
 export interface ProxyOptions {
   forwarder: Forwarder;
@@ -17,10 +16,10 @@ export interface ProxyOptions {
  * the raw URL), with the body the read-body stage already holds, the client's end-to-end headers,
  * the gateway's own X-Forwarded-* and the internal token in place of the client's key.
  */
-export function proxyToPets({ forwarder, trustForwarded, internalAuthorization }: ProxyOptions): RequestHandler {
-  return (req, res, next) => {
-    const { route, principal, body } = contextOf(res);
-    if (route?.kind !== 'path' || !principal) {
+export function proxyToPets({ forwarder, trustForwarded, internalAuthorization }: ProxyOptions): Stage {
+  return (x, next) => {
+    const { req, route, principal, body } = x;
+    if (route.kind !== 'path' || !principal) {
       next(new Error('proxy reached without a matched route and an authenticated principal'));
       return;
     }
@@ -28,12 +27,10 @@ export function proxyToPets({ forwarder, trustForwarded, internalAuthorization }
     const remote = req.socket.remoteAddress ?? '';
     const offered = req.headers['x-forwarded-for'];
     headers['x-forwarded-for'] = trustForwarded && offered ? `${String(offered)}, ${remote}` : remote;
-    // Express derives the protocol from X-Forwarded-Proto only when TRUST_PROXY trusts the sender.
-    headers['x-forwarded-proto'] = req.protocol;
+    // From X-Forwarded-Proto only when TRUST_PROXY trusts the sender.
+    headers['x-forwarded-proto'] = x.protocol;
     headers['x-forwarded-prefix'] = PUBLIC_PATH_PREFIX;
     headers.authorization = internalAuthorization(principal.accountId);
-    const queryStart = req.url.indexOf('?');
-    const path = queryStart < 0 ? route.forwardPath : `${route.forwardPath}${req.url.slice(queryStart)}`;
-    forwarder.forward(req, res, { method: req.method, path, headers, body }, next);
+    forwarder.forward(x, { method: req.method ?? 'GET', path: `${route.forwardPath}${x.search}`, headers, body }, next);
   };
 }

@@ -1,9 +1,9 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { ApiError } from '../../../shared/src/errors';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
 import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
-import { contextOf } from './context';
+import type { Exchange, Stage } from './exchange';
 
 export interface RateLimitOptions {
   limiter: Limiter;
@@ -22,14 +22,14 @@ export interface RateLimitOptions {
  * `lookup`: the charge pays for looking up a key the server has not seen recently (lookUpKey);
  * `request`: the request itself has no valid key.
  */
-export type AnonymousCharge = (req: Request, res: Response, purpose: 'request' | 'lookup') => Promise<ApiError | undefined>;
+export type AnonymousCharge = (x: Exchange, purpose: 'request' | 'lookup') => Promise<ApiError | undefined>;
 
 export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
-  return async (req, res, purpose) => {
-    const decision = await limiter.consumeAnonymous(clientSubject(req.ip ?? req.socket.remoteAddress, anonIpv6PrefixLength), anonPerMinute);
-    contextOf(res).anonymousDecision = decision;
+  return async (x, purpose) => {
+    const decision = await limiter.consumeAnonymous(clientSubject(x.ip, anonIpv6PrefixLength), anonPerMinute);
+    x.anonymousDecision = decision;
     onDecision(decision.outcome, 'anonymous');
-    const retryAfter = applyHeaders(res, decision);
+    const retryAfter = applyHeaders(x.res, decision);
     if (decision.outcome === 'allowed') return undefined;
     const scope =
       purpose === 'lookup'
@@ -46,14 +46,14 @@ export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, 
  * too; the account's headers replace the anonymous ones. Puts the rate-limit headers on the
  * response whatever comes next, and refuses the request when over.
  */
-export function rateLimit(options: RateLimitOptions): RequestHandler {
+export function rateLimit(options: RateLimitOptions): Stage {
   const charge = anonymousCharge(options);
-  return async (req, res, next) => {
-    const { principal, anonymousDecision } = contextOf(res);
+  return async (x, next) => {
+    const { principal, anonymousDecision } = x;
     if (!principal) {
       // A store failure is never a 429; the limiter falls back by itself, so an exception is a bug.
       if (anonymousDecision) next();
-      else charge(req, res, 'request').then(next, next);
+      else charge(x, 'request').then(next, next);
       return;
     }
     let decision: LimitDecision;
@@ -64,7 +64,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     }
     options.onDecision(decision.outcome, 'key');
     options.onKeyDecision?.(principal, decision);
-    const retryAfter = applyHeaders(res, decision);
+    const retryAfter = applyHeaders(x.res, decision);
     if (decision.outcome === 'banned') {
       next(new ApiError('temporarily_banned', `This API key is temporarily banned for sending requests while rate limited; retry after ${retryAfter} seconds.`));
     } else if (decision.outcome === 'limited') {
@@ -76,7 +76,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
 }
 
 /** Sets the decision's headers (replacing any earlier ones); returns its Retry-After, if any. */
-function applyHeaders(res: Response, decision: LimitDecision): string | undefined {
+function applyHeaders(res: ServerResponse, decision: LimitDecision): string | undefined {
   const headers = rateLimitHeaders(decision, Date.now());
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   return headers['Retry-After'];

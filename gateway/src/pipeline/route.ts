@@ -1,26 +1,25 @@
-import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
-import { routeOf } from './context';
+import type { Stage } from './exchange';
 
 /**
  * Answers every request the pets-service must not see: an unacceptable path (400), an unknown one
  * (404), a method the path does not offer (405 with Allow), and the sections not implemented yet
  * (501). Runs after authentication and rate limiting, so each of these counts and carries the headers.
  */
-export const route: RequestHandler = (req, res, next) => {
-  const match = routeOf(req, res);
-  const where = `/v1${req.path}`;
+export const route: Stage = (x, next) => {
+  const match = x.route;
+  const method = x.req.method ?? '';
   switch (match.kind) {
     case 'bad-path':
       return next(new ApiError('invalid_parameter', match.reason));
     case 'unknown':
-      return next(new ApiError('not_found', `No operation at ${req.method} ${where}.`));
+      return next(new ApiError('not_found', `No operation at ${method} /v1${x.path}.`));
     case 'not-implemented':
       return next(notImplemented());
     case 'path': {
       if (!match.operation) {
         const allow = match.path.allow;
-        return next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${where}; use ${allow}.`, { Allow: allow }));
+        return next(new ApiError('method_not_allowed', `${method} is not allowed on /v1${x.path}; use ${allow}.`, { Allow: allow }));
       }
       if (match.operation.notImplemented) return next(notImplemented());
       return next();

@@ -1,23 +1,28 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Exchange, Next, Stage } from './exchange';
 
 /**
- * Runs the stages of the `/v1` pipeline in their fixed order, each an ordinary Express handler:
- * `next()` runs the next stage, `next(error)` ends the pipeline with that error (for the app's
- * error handler), and a stage's rejected promise or thrown error does the same.
- *
- * A plain loop rather than an Express Router: a router matches a path and sets up parameters for
- * every layer of every request, work this fixed sequence does not need (measured in
- * docs/performance.md).
+ * Runs the stages of the `/v1` pipeline in their fixed order: `next()` runs the next stage,
+ * `next(error)` ends the pipeline with that error (`finish` answers it), and a stage's rejected
+ * promise or thrown error does the same. A plain loop over plain functions: no router matches a
+ * path or sets up parameters per stage (measured in docs/performance.md).
  */
-export function runStages(stages: readonly RequestHandler[]): RequestHandler {
-  return (req: Request, res: Response, done: NextFunction) => {
+export function runStages(stages: readonly Stage[], finish: (x: Exchange, error: unknown) => void): (x: Exchange) => void {
+  return (x) => {
     let index = 0;
-    const next = (error?: unknown): void => {
-      if (error !== undefined && error !== null && error !== 'route' && error !== 'router') return done(error);
+    let ended = false;
+    const next: Next = (error) => {
+      if (ended) return;
+      if (error !== undefined && error !== null) {
+        ended = true;
+        return finish(x, error);
+      }
       const stage = stages[index++];
-      if (!stage) return done();
+      if (!stage) {
+        ended = true;
+        return finish(x, new Error('the /v1 pipeline ended without an answer'));
+      }
       try {
-        const result: unknown = stage(req, res, next);
+        const result = stage(x, next);
         if (result instanceof Promise) result.catch(next);
       } catch (thrown) {
         next(thrown ?? new Error('a pipeline stage threw nothing'));
@@ -28,9 +33,9 @@ export function runStages(stages: readonly RequestHandler[]): RequestHandler {
 }
 
 /** A stage that answers one path itself (`/openapi.json`) and passes every other request on. */
-export function onPath(path: string, methods: readonly string[], answer: RequestHandler, refuse: RequestHandler): RequestHandler {
-  return (req, res, next) => {
-    if (req.path !== path && req.path !== `${path}/`) return next();
-    return methods.includes(req.method) ? answer(req, res, next) : refuse(req, res, next);
+export function onPath(path: string, methods: readonly string[], answer: Stage, refuse: Stage): Stage {
+  return (x, next) => {
+    if (x.path !== path && x.path !== `${path}/`) return next();
+    return methods.includes(x.req.method ?? '') ? answer(x, next) : refuse(x, next);
   };
 }

@@ -1,4 +1,4 @@
-import http, { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import http, { type ClientRequest, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
 import { ApiError } from '../../../shared/src/errors';
@@ -15,11 +15,16 @@ export interface UpstreamRequest {
   body: Buffer | undefined;
 }
 
+/** The client's side of a forwarded request: where the answer goes, and the request's logger. */
+export interface Downstream {
+  readonly res: ServerResponse;
+  readonly log: Logger;
+}
+
 export interface ForwarderOptions {
   replicas: ReplicaSet;
   /** How long a replica has to start answering (and, once it has, to keep sending). */
   timeoutMs: number;
-  logger: Logger;
   /** Every attempt's outcome, per replica (metrics). */
   onAttempt?: (replica: Replica, outcome: 'ok' | FailureKind) => void;
 }
@@ -42,12 +47,13 @@ const TIMED_OUT = 'UPSTREAM_TIMEOUT';
 export class Forwarder {
   constructor(private readonly options: ForwarderOptions) {}
 
-  forward(client: IncomingMessage, res: ServerResponse, request: UpstreamRequest, fail: (error: ApiError) => void): void {
-    this.attempt(client, res, request, fail, new Set());
+  forward(downstream: Downstream, request: UpstreamRequest, fail: (error: ApiError) => void): void {
+    this.attempt(downstream, request, fail, new Set());
   }
 
-  private attempt(client: IncomingMessage, res: ServerResponse, request: UpstreamRequest, fail: (error: ApiError) => void, tried: Set<Replica>): void {
-    const { replicas, timeoutMs, logger, onAttempt } = this.options;
+  private attempt(downstream: Downstream, request: UpstreamRequest, fail: (error: ApiError) => void, tried: Set<Replica>): void {
+    const { replicas, timeoutMs, onAttempt } = this.options;
+    const { res } = downstream;
     const replica = replicas.pick(tried);
     if (!replica) {
       fail(new ApiError('bad_gateway', 'The pets-service could not be reached.'));
@@ -112,11 +118,10 @@ export class Forwarder {
       const neverSent = kind === 'connect' || bytesBefore < 0 || upstream.socket?.bytesWritten === bytesBefore;
       const repeatable = request.method === 'GET' || request.method === 'HEAD';
       if (kind !== 'timeout' && (neverSent || repeatable) && tried.size < replicas.replicas.length) {
-        this.attempt(client, res, request, fail, tried);
+        this.attempt(downstream, request, fail, tried);
         return;
       }
-      const log = (client as { log?: Logger }).log ?? logger;
-      log.warn({ err: error, upstream: replica.url }, kind === 'timeout' ? 'upstream timed out' : 'upstream unreachable');
+      downstream.log.warn({ err: error, upstream: replica.url }, kind === 'timeout' ? 'upstream timed out' : 'upstream unreachable');
       fail(
         kind === 'timeout'
           ? new ApiError('gateway_timeout', `The pets-service did not answer within ${Math.round(timeoutMs / 100) / 10} s.`)

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { PublicApp } from '../../src/app';
 import request from 'supertest';
 
 let visitors = 0;
@@ -19,7 +19,7 @@ export class PortalVisitor {
   readonly ip: string;
 
   constructor(
-    private readonly app: Express,
+    private readonly app: PublicApp,
     readonly host = 'portal.test',
     ip?: string,
   ) {
