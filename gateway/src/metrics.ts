@@ -44,6 +44,14 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     labelNames: ['outcome', 'caller'] as const,
     registers: [registry],
   });
+  // Bound once per outcome and caller (six children) instead of hashing the labels on every request.
+  const decisionCounters = new Map<string, Counter.Internal>();
+  const decisionCounter = (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous'): Counter.Internal => {
+    const key = `${outcome} ${caller}`;
+    let counter = decisionCounters.get(key);
+    if (!counter) decisionCounters.set(key, (counter = rateLimitDecisions.labels(outcome, caller)));
+    return counter;
+  };
   new Gauge({
     name: 'gateway_rate_limiter_degraded',
     help: '1 while Redis is unavailable and limits are enforced per replica in process, else 0.',
@@ -115,7 +123,7 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     registry,
     observeRequests,
     observeResponse,
-    recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => rateLimitDecisions.inc({ outcome, caller }),
+    recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => decisionCounter(outcome, caller).inc(),
     recordUpstreamAttempt: (replica: Replica, outcome: (typeof ATTEMPT_OUTCOMES)[number]) => attemptCounters.get(replica.url)?.[outcome].inc(),
     handler: (async (_req, res) => {
       res.setHeader('Content-Type', registry.contentType);

@@ -22,13 +22,21 @@ export class StoreUnavailableError extends Error {
  * back to in-process counting while Redis is fine.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => setImmediate(() => reject(new StoreUnavailableError(`${what} took longer than ${ms} ms`))), ms);
+  // One promise and one timer per call (it runs on every accepted request): whichever settles first wins.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => setImmediate(() => reject(new StoreUnavailableError(`${what} took longer than ${ms} ms`))), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      // The losing side may still settle later: handled here, so it never becomes an unhandled rejection.
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  // The losing side of the race may still settle later; it must not become an unhandled rejection.
-  work.catch(() => undefined);
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -92,15 +92,13 @@ export class FailoverLimiter implements Limiter {
     await this.options.fallback.close();
   }
 
-  private async either<T>(part: StorePart, use: (limiter: Limiter) => Promise<T>): Promise<T> {
-    if (!this.down.has(part.id)) {
-      try {
-        return await use(this.options.primary);
-      } catch (err) {
-        this.markDown(part, err);
-      }
-    }
-    return use(this.options.fallback);
+  private either<T>(part: StorePart, use: (limiter: Limiter) => Promise<T>): Promise<T> {
+    if (this.down.has(part.id)) return use(this.options.fallback);
+    // No async frame of its own: this runs on every accepted request.
+    return use(this.options.primary).catch((err: unknown) => {
+      this.markDown(part, err);
+      return use(this.options.fallback);
+    });
   }
 
   private markDown(part: StorePart, err: unknown): void {

@@ -9,7 +9,7 @@ export interface UpstreamRequest {
   method: string;
   /** Path and query, relative to the replica's base URL. */
   path: string;
-  /** End-to-end headers only; Host and Content-Length are set here. */
+  /** End-to-end headers only; Host and Content-Length are set here, in this object (the forwarder owns it). */
   headers: OutgoingHttpHeaders;
   /** Read whole beforehand (the read-body stage), so it can be sent again to another replica. */
   body: Buffer | undefined;
@@ -61,7 +61,9 @@ export class Forwarder {
     }
     tried.add(replica);
 
-    const headers: OutgoingHttpHeaders = { ...request.headers, host: hostHeader(replica) };
+    // The request's own header object, completed in place (a retry sets the next replica's Host over it).
+    const headers = request.headers;
+    headers.host = hostHeader(replica);
     if (request.body) headers['content-length'] = request.body.length;
     const send = replica.protocol === 'https:' ? https.request : http.request;
     const upstream: ClientRequest = send({
