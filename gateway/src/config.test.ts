@@ -31,6 +31,7 @@ describe('gateway configuration', () => {
       banSeconds: 900,
       adminTokenGenerated: true,
       portalSignup: 'open',
+      workers: 1,
     });
     expect(config.adminToken.length).toBeGreaterThanOrEqual(32);
     expect(Object.isFrozen(config)).toBe(true);
@@ -206,5 +207,12 @@ describe('gateway configuration', () => {
   it('when PORTAL_SIGNUP is closed, then it is kept; another value is refused naming the variable', () => {
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PORTAL_SIGNUP: 'closed' }).portalSignup).toBe('closed');
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PORTAL_SIGNUP: 'invite-only' })).toEqual(['PORTAL_SIGNUP must be one of open, closed, got "invite-only"']);
+  });
+
+  it('when GATEWAY_WORKERS is above 1 with a Redis, then it is kept; without one, or out of range, the start is refused naming the variable', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, GATEWAY_WORKERS: '4', REDIS_URL: 'redis://r:6379' }).workers).toBe(4);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, GATEWAY_WORKERS: '2', REDIS_CLUSTER_NODES: 'a:7000' }).workers).toBe(2);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, GATEWAY_WORKERS: '2' })).toEqual([expect.stringMatching(/^GATEWAY_WORKERS is 2, but without REDIS_URL or REDIS_CLUSTER_NODES/)]);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, GATEWAY_WORKERS: '0', REDIS_URL: 'redis://r:6379' })).toEqual([expect.stringMatching(/^GATEWAY_WORKERS/)]);
   });
 });

@@ -36,6 +36,8 @@ export interface GatewayConfig extends SharedSettings {
   opsFlushIntervalMs: number;
   /** Whether the developer portal lets anyone create an account (`PORTAL_SIGNUP`). */
   portalSignup: PortalSignup;
+  /** `GATEWAY_WORKERS`: processes serving both ports (node:cluster); more than 1 needs Redis. */
+  workers: number;
 }
 
 export const PORTAL_SIGNUP_MODES = ['open', 'closed'] as const;
@@ -72,7 +74,13 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     banSeconds: read.integer('BAN_SECONDS', 900, { min: 1, max: 30 * 86_400 }),
     opsFlushIntervalMs: read.integer('OPS_FLUSH_INTERVAL_MS', 1_000, { min: 100, max: 60_000 }),
     portalSignup: read.oneOf('PORTAL_SIGNUP', 'open', PORTAL_SIGNUP_MODES),
+    workers: read.integer('GATEWAY_WORKERS', 1, { min: 1, max: 64 }),
   };
+  if (config.workers > 1 && config.redisUrl === undefined && config.redisClusterNodes === undefined) {
+    read.problem(
+      `GATEWAY_WORKERS is ${config.workers}, but without REDIS_URL or REDIS_CLUSTER_NODES each worker would keep its own accounts, keys and limits: set a Redis, or GATEWAY_WORKERS=1`,
+    );
+  }
   if (config.port !== 0 && config.port === config.adminPort) read.problem('PORT and ADMIN_PORT must differ');
   if (read.string('REDIS_URL') !== undefined && read.string('REDIS_CLUSTER_NODES') !== undefined) {
     read.problem('REDIS_URL and REDIS_CLUSTER_NODES are both set: choose one Redis, a single server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES)');
@@ -129,6 +137,12 @@ export function redisTargetOf(config: Pick<GatewayConfig, 'redisUrl' | 'redisClu
   if (config.redisClusterNodes) return { clusterNodes: config.redisClusterNodes };
   if (config.redisUrl) return { url: config.redisUrl };
   return undefined;
+}
+
+/** Where accounts, keys and counters live, for people: 'Redis', 'Redis Cluster' or 'in-process store'. */
+export function storeKindOf(config: Pick<GatewayConfig, 'redisUrl' | 'redisClusterNodes'>): string {
+  const target = redisTargetOf(config);
+  return target ? ('url' in target ? 'Redis' : 'Redis Cluster') : 'in-process store';
 }
 
 function parseClusterNodes(read: EnvReader): ClusterNode[] | undefined {

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { MemoryAccountStore } from './accounts/memory-account-store';
 import { PrincipalResolver } from './accounts/principal-resolver';
 import { RedisAccountStore } from './accounts/redis-account-store';
@@ -13,7 +14,7 @@ import { KeyUseRecorder } from './usage/key-use';
 import { RedisUsageBoard } from './usage/redis-usage-board';
 import { LocalUsageBoard, type UsageBoard } from './usage/usage-board';
 import { createApp, type PublicApp } from './app';
-import { redisTargetOf, type GatewayConfig } from './config';
+import { redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { createLimiter } from './limits';
 import { FailoverLimiter } from './limits/failover-limiter';
 import type { Limiter } from './limits/types';
@@ -29,6 +30,8 @@ export interface GatewayDeps {
   accessLogger?: Logger;
   /** Tests shorten the portal's sessions and limits, or cheapen its password hashes. */
   portalTuning?: PortalTuning;
+  /** What `/metrics` answers (default: this process's registry); a worker asks the primary for every worker's sum. */
+  scrapeMetrics?: (registry: Registry) => Promise<string>;
 }
 
 export interface Gateway {
@@ -56,7 +59,7 @@ export interface Gateway {
  * limiter, key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics }: GatewayDeps): Promise<Gateway> {
   const target = redisTargetOf(config);
   let redis: RedisClient | undefined;
   let store: AccountStore;
@@ -93,6 +96,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     unavailableParts: () => (limiter instanceof FailoverLimiter ? limiter.unavailableParts : 0),
     replicas,
     keyCacheStats: () => keys.stats,
+    scrape: scrapeMetrics,
   });
   store.onChange((event) => {
     if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
@@ -135,7 +139,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     usage,
     keyUse,
     metrics,
-    storeKind: target ? ('url' in target ? 'Redis' : 'Redis Cluster') : 'in-process store',
+    storeKind: storeKindOf(config),
     draining: false,
     async close() {
       replicas.close();

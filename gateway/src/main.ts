@@ -2,12 +2,14 @@
  * The gateway process: configuration, the gateway itself (`createGateway`), its two servers (the
  * public port and the admin port), the start banner and the stop on SIGTERM/SIGINT.
  */
+import cluster from 'node:cluster';
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createAccessLogger, createLogger } from '../../shared/src/logger';
 import type { AccountService } from './admin/account-service';
-import { loadGatewayConfig, redisTargetOf, type GatewayConfig } from './config';
+import { loadGatewayConfig, redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { createGateway } from './gateway';
+import { announceReady, offerMetricsToPrimary, runPrimary, scrapeThroughPrimary } from './workers';
 
 /**
  * Public and admin ports. Idle keep-alive connections are kept 5 s: long enough for a client's
@@ -22,17 +24,38 @@ function serverTimeouts(config: GatewayConfig): ServerTimeouts {
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadGatewayConfig(process.env), 'gateway');
   const logger = createLogger('gateway', config.logLevel);
-  const gateway = await createGateway(config, { logger, accessLogger: createAccessLogger('gateway', config.logLevel) });
+  if (config.workers > 1 && cluster.isPrimary) {
+    runPrimary({
+      workers: config.workers,
+      logger,
+      // A generated admin token must be the same in every worker.
+      env: config.adminTokenGenerated ? { ADMIN_TOKEN: config.adminToken } : {},
+      onReady: () => printWelcome(config, `${storeKindOf(config)}, ${config.workers} workers`, undefined),
+    });
+    return;
+  }
+  const worker = cluster.isWorker;
+  const gateway = await createGateway(config, {
+    logger,
+    accessLogger: createAccessLogger('gateway', config.logLevel),
+    scrapeMetrics: worker ? scrapeThroughPrimary() : undefined,
+  });
+  if (worker) offerMetricsToPrimary(gateway.metrics.registry);
 
   const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway);
   const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway);
   await publicServer.listen(config.port, config.host);
   await adminServer.listen(config.adminPort, config.adminHost);
-  logger.info({ port: config.port, adminPort: config.adminPort, rateLimiter: gateway.limiter.mode }, 'gateway listening');
+  logger.info({ port: config.port, adminPort: config.adminPort, rateLimiter: gateway.limiter.mode, ...(worker ? { worker: process.pid } : {}) }, 'gateway listening');
 
-  // Development only: a production deployment never prints a working key.
-  const demoKey = !config.production && !redisTargetOf(config) ? await createDemoKey(gateway.accounts) : undefined;
-  printWelcome(config, gateway.storeKind, demoKey);
+  if (worker) {
+    // The primary prints the banner once every worker listens (no demo key: workers need Redis).
+    announceReady();
+  } else {
+    // Development only: a production deployment never prints a working key.
+    const demoKey = !config.production && !redisTargetOf(config) ? await createDemoKey(gateway.accounts) : undefined;
+    printWelcome(config, gateway.storeKind, demoKey);
+  }
 
   stopOnSignals({
     name: 'gateway',

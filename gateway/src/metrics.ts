@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { ApiError, sendError } from '../../shared/src/errors';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { KeyCacheStats } from './accounts/principal-resolver';
 import type { LimitDecision } from './limits/types';
@@ -17,11 +18,13 @@ export interface MetricsOptions {
   /** The key resolver's own counters, read at every scrape (nothing is added per request). */
   keyCacheStats?: () => KeyCacheStats;
   defaultMetrics?: boolean;
+  /** What a scrape answers (default: this registry's metrics); with GATEWAY_WORKERS, every worker's, summed by the primary. */
+  scrape?: (registry: Registry) => Promise<string>;
 }
 
 const ATTEMPT_OUTCOMES = ['ok', 'connect', 'reset', 'timeout'] as const;
 
-export function createMetrics({ isDegraded, storeKind = 'in-process', unavailableParts = () => 0, replicas, keyCacheStats, defaultMetrics = true }: MetricsOptions) {
+export function createMetrics({ isDegraded, storeKind = 'in-process', unavailableParts = () => 0, replicas, keyCacheStats, defaultMetrics = true, scrape = (registry) => registry.metrics() }: MetricsOptions) {
   const registry = new Registry();
   if (defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
@@ -56,6 +59,8 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     name: 'gateway_rate_limiter_degraded',
     help: '1 while Redis is unavailable and limits are enforced per replica in process, else 0.',
     registers: [registry],
+    // With several workers (GATEWAY_WORKERS), the sum of the workers' series is served: any worker degraded is 1.
+    aggregator: 'max',
     collect() {
       this.set(isDegraded() ? 1 : 0);
     },
@@ -66,6 +71,7 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     help: 'Always 1; the store label says where accounts, keys and rate-limit counters live (redis, redis-cluster, in-process).',
     labelNames: ['store'] as const,
     registers: [registry],
+    aggregator: 'first',
     collect() {
       this.set({ store: storeKind }, 1);
     },
@@ -74,6 +80,7 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     name: 'gateway_rate_limiter_unavailable_parts',
     help: 'Parts of the Redis store (the server, or masters of a cluster) whose accounts are limited in-process now.',
     registers: [registry],
+    aggregator: 'max',
     collect() {
       this.set(unavailableParts());
     },
@@ -94,6 +101,8 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     help: '1 while a pets-service replica gets requests, 0 while it is left out after failures (passive health checking).',
     labelNames: ['replica'] as const,
     registers: [registry],
+    // 0 as soon as any worker leaves the replica out.
+    aggregator: 'min',
     collect() {
       for (const replica of replicas?.replicas ?? []) this.set({ replica: replica.url }, replicas!.isAvailable(replica) ? 1 : 0);
     },
@@ -126,8 +135,15 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => decisionCounter(outcome, caller).inc(),
     recordUpstreamAttempt: (replica: Replica, outcome: (typeof ATTEMPT_OUTCOMES)[number]) => attemptCounters.get(replica.url)?.[outcome].inc(),
     handler: (async (_req, res) => {
+      let text: string;
+      try {
+        text = await scrape(registry);
+      } catch (error) {
+        sendError(res, new ApiError('service_unavailable', `The metrics could not be gathered: ${error instanceof Error ? error.message : String(error)}; retry shortly.`, { 'Retry-After': '1' }));
+        return;
+      }
       res.setHeader('Content-Type', registry.contentType);
-      res.send(await registry.metrics());
+      res.send(text);
     }) as RequestHandler,
   };
 }
