@@ -180,7 +180,15 @@ export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscribe
     connection.on('message', (channel: string, message: string) => this.emit('message', channel, message));
     connection.once('ready', () => {
       this.failuresInARow = 0;
-      this.emit('ready');
+      // 'ready' only once the channels are subscribed on this node: the store's reset that follows
+      // must cover every write it could miss, those published before the subscription took included.
+      const subscribed = this.channels.size > 0 ? connection.subscribe(...this.channels) : Promise.resolve();
+      subscribed.then(
+        () => {
+          if (this.connection === connection) this.emit('ready');
+        },
+        () => undefined, // the connection ended meanwhile: 'end' moves on to the next node
+      );
     });
     connection.once('end', () => {
       if (this.closed || this.connection !== connection) return;
@@ -191,7 +199,6 @@ export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscribe
       this.retryTimer = setTimeout(() => this.open(), delay);
       this.retryTimer.unref();
     });
-    if (this.channels.size > 0) connection.subscribe(...this.channels).catch(() => undefined);
   }
 }
 
