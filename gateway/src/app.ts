@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
-import { ApiError, errorHandler, notFoundHandler } from '../../shared/src/errors';
+import { errorHandler, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import { openApiDocument } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
@@ -18,7 +18,7 @@ import { proxyToPets } from './pipeline/proxy';
 import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
 import { anonymousCharge, rateLimit } from './pipeline/rate-limit';
 import { readBody } from './pipeline/read-body';
-import { route } from './pipeline/route';
+import { methodNotAllowed, route } from './pipeline/route';
 import { onPath } from './pipeline/stages';
 import { internalAuthorization } from './pipeline/sign-internal-token';
 import { v1Target } from './pipeline/target';
@@ -88,9 +88,7 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
     lookUpKey(keys, anonymousCharge(limits)),
     rateLimit(limits),
     // The interface description is public: rate limited like everything under /v1, but no key needed.
-    onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription, (x, next) => {
-      next(new ApiError('method_not_allowed', `${x.req.method} is not allowed on /v1${x.path}; use GET, HEAD.`, { Allow: 'GET, HEAD' }));
-    }),
+    onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription, (x, next) => next(methodNotAllowed(x, 'GET, HEAD'))),
     requireKey,
     route,
     readBody({ timeoutMs: config.bodyTimeoutMs }),

@@ -119,6 +119,14 @@ describe('gateway routing', () => {
     expect(document.components.schemas.Error.properties.code.enum).toEqual(ERROR_CODES);
   });
 
+  it('when the interface description is asked with another method, then 405 in the Error shape with Allow, after the rate limit', async () => {
+    const response = await fetch(`${url}/v1/openapi.json`, { method: 'POST' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect(await response.json()).toEqual({ code: 'method_not_allowed', message: 'POST is not allowed on /v1/openapi.json; use GET, HEAD.', status: 405 });
+  });
+
   it('when /docs is opened, then a human-readable page is served', async () => {
     const response = await fetch(`${url}/docs/`);
     expect(response.status).toBe(200);

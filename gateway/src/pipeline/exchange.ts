@@ -3,11 +3,9 @@ import proxyAddr from 'proxy-addr';
 import type { Logger } from 'pino';
 import type { ApiError } from '../../../shared/src/errors';
 import type { Principal } from '../accounts/types';
+import type { GatewayConfig } from '../config';
 import type { LimitDecision } from '../limits/types';
 import { ROUTES, type RouteMatch } from '../routes/route-table';
-
-/** Which peers may say, in X-Forwarded-For and X-Forwarded-Proto, who the client is (`TRUST_PROXY`). */
-export type TrustProxy = false | number | string[];
 
 /** Decides, for an address and its hop number, whether that hop is a trusted proxy (proxy-addr's form). */
 export type TrustFunction = (address: string, hop: number) => boolean;
@@ -16,7 +14,7 @@ export type TrustFunction = (address: string, hop: number) => boolean;
 export const TRUST_NOBODY: TrustFunction = () => false;
 
 /** `TRUST_PROXY` as proxy-addr and Express read it: nobody, the nearest N hops, or these addresses and networks. */
-export function compileTrust(trust: TrustProxy): TrustFunction {
+export function compileTrust(trust: GatewayConfig['trustProxy']): TrustFunction {
   if (trust === false) return TRUST_NOBODY;
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return proxyAddr.compile(trust);

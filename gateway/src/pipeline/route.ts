@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/src/errors';
-import type { Stage } from './exchange';
+import type { Exchange, Stage } from './exchange';
 
 /**
  * Answers every request the pets-service must not see: an unacceptable path (400), an unknown one
@@ -18,14 +18,18 @@ export const route: Stage = (x, next) => {
       return next(notImplemented());
     case 'path': {
       if (!match.operation) {
-        const allow = match.path.allow;
-        return next(new ApiError('method_not_allowed', `${method} is not allowed on /v1${x.path}; use ${allow}.`, { Allow: allow }));
+        return next(methodNotAllowed(x, match.path.allow));
       }
       if (match.operation.notImplemented) return next(notImplemented());
       return next();
     }
   }
 };
+
+/** 405 for this request's method on its `/v1` path; `allow` lists the methods the path offers. */
+export function methodNotAllowed(x: Exchange, allow: string): ApiError {
+  return new ApiError('method_not_allowed', `${x.req.method ?? ''} is not allowed on /v1${x.path}; use ${allow}.`, { Allow: allow });
+}
 
 function notImplemented(): ApiError {
   return new ApiError('not_implemented', 'The store operations are not implemented yet.');
