@@ -18,9 +18,15 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
+// A cluster relays PUBLISH to the other masters over its bus, asynchronously: a message an earlier
+// test published can reach a node after this test's subscriber joined it (seen on a loaded CI
+// machine). Each test's store gets a prefix, and so a channel, of its own, so it hears only its own.
+let stores = 0;
+const freshPrefix = () => `{gw-${++stores}}:`;
+
 accountStoreContract('RedisAccountStore on Redis Cluster', async () => {
   await cluster.flushAll();
-  const store = await RedisAccountStore.connect({ clusterNodes: cluster.addresses });
+  const store = await RedisAccountStore.connect({ clusterNodes: cluster.addresses }, { prefix: freshPrefix() });
   await store.whenSubscribed();
   return store;
 });
@@ -49,13 +55,14 @@ describe('RedisAccountStore on Redis Cluster specifics', () => {
   });
 
   it('when the master the change feed listens to dies, then listeners get a reset at once and hear later writes through another master', async () => {
-    const storeOwner = await cluster.nodeForKey('{gw}:plans');
+    const prefix = freshPrefix();
+    const storeOwner = await cluster.nodeForKey(`${prefix}plans`);
     const victim = cluster.nodes.find((node) => node !== storeOwner) as TestRedis;
     const others = cluster.addresses.filter((address) => address.port !== victim.port);
     // This store listens on the victim first (a plain connection per node, moving on when it ends).
     const subscriber = new ClusterFeedSubscriber(() => [{ host: '127.0.0.1', port: victim.port }, ...others]);
-    const listening = new RedisAccountStore({ redis: await connectCluster(cluster.addresses), subscriber, ownsRedis: true });
-    const writer = await RedisAccountStore.connect({ clusterNodes: cluster.addresses });
+    const listening = new RedisAccountStore({ redis: await connectCluster(cluster.addresses), subscriber, prefix, ownsRedis: true });
+    const writer = await RedisAccountStore.connect({ clusterNodes: cluster.addresses }, { prefix });
     try {
       await listening.whenSubscribed();
       expect(subscriber.node?.port).toBe(victim.port);
