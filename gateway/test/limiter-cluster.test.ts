@@ -163,6 +163,7 @@ describe('limiter on Redis Cluster', () => {
     const elsewhere = survivors.flatMap((node) => byMaster.get(node)!);
     for (const accountId of [...onVictim, ...elsewhere]) await limiter.consumeKey(subjectOf(accountId, 5));
 
+    await victim.aofWritten(); // its counts must survive the kill (checked after it returns)
     await victim.stop();
     const timed = async (subject: KeySubject): Promise<{ d: LimitDecision; ms: number }> => {
       const started = performance.now();

@@ -130,6 +130,7 @@ describe('gateway replicas on a Redis Cluster', () => {
       expect((await getPets(b.url, account.key)).status).toBe(200);
     }
 
+    await victim.aofWritten(); // its counts must survive the kill (checked after it returns)
     await victim.stop();
     const slow: Reply[] = [];
     const track = async (url: string, key: string) => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sleep, waitFor } from '../helpers/ports';
+import { waitFor } from '../helpers/ports';
 import { admin, createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
 import { call } from '../helpers/traffic';
 
@@ -36,8 +36,7 @@ describe('accounts survive a Redis crash with AOF', () => {
     expect((await admin(gateway.adminUrl, 'PUT', '/admin/plans/pro', { perMinute: 321, perDay: 4_321 })).status).toBe(200);
     for (const { key } of [...accounts, enterprise]) expect((await getPets(gateway.url, key)).status).toBe(200);
 
-    // everysec: what was acknowledged more than a second ago is on disk.
-    await sleep(1_500);
+    await system.redis!.aofWritten();
     await system.redis!.stop(); // SIGKILL
     await system.redis!.start(); // same port, same dir: it replays the AOF
 

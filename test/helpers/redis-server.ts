@@ -59,6 +59,15 @@ export class TestRedis {
     await exited;
   }
 
+  /**
+   * Waits until every acknowledged write is in the AOF file (the kernel's, so a SIGKILL cannot lose
+   * it). With `appendfsync everysec` Redis may hold its AOF buffer for up to 2 s while an fsync is
+   * slow, and answers the client meanwhile: a kill right after a write can lose it (seen on CI).
+   */
+  async aofWritten(): Promise<void> {
+    await waitFor(async () => /\baof_buffer_length:0\r/.test(await this.command('INFO', 'persistence')), 5_000, `the AOF of redis-server on port ${this.port} written`);
+  }
+
   /** Raw RESP round trip, so tests can inspect Redis without the code under test. */
   command(...args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
