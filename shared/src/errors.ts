@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { FromSchema } from 'json-schema-to-ts';
 import type { Logger } from 'pino';
 import { sendJson } from './json-response';
+import type { ComponentSchema } from './openapi'; // type-only: the document imports ERROR_CODES from here
 
 /** Every error code a client can see, with its HTTP status. The single catalogue. */
 export const ERROR_CATALOGUE = {
@@ -27,12 +29,8 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
-/** The Error shape of the interface document. */
-export interface ErrorBody {
-  code: ErrorCode;
-  message: string;
-  status: number;
-}
+/** The Error shape's three fields, derived from its schema (which lets a later version add more: clients ignore them). */
+export type ErrorBody = Pick<FromSchema<ComponentSchema<'Error'>>, 'code' | 'message' | 'status'>;
 
 /** An error meant for the client: its code and message are safe to show. */
 export class ApiError extends Error {

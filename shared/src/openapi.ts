@@ -243,3 +243,12 @@ export const openApiDocument = {
     },
   },
 } as const;
+
+type Schemas = typeof openApiDocument.components.schemas;
+
+/**
+ * A component schema ready for json-schema-to-ts's `FromSchema` (compile time only), so the bodies'
+ * types are derived from the document (`pets.ts`, `errors.ts`) and a field, a required list or an
+ * enum is stated once. The document's components ride along so `#/components/...` references resolve.
+ */
+export type ComponentSchema<Name extends keyof Schemas> = Schemas[Name] & { readonly components: { readonly schemas: Schemas } };

@@ -1,18 +1,13 @@
+import type { FromSchema } from 'json-schema-to-ts';
+// Type-only: the document imports PET_STATUSES from here, and the bodies' types come from it.
+import type { ComponentSchema } from './openapi';
+
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export type PetStatus = (typeof PET_STATUSES)[number];
 
-export interface NewPet {
-  name: string;
-  categoryId: number;
-  status?: PetStatus;
-}
-
-export interface Pet {
-  id: number;
-  name: string;
-  categoryId: number;
-  status: PetStatus;
-}
+/** A create request as the client may send it (`status` may be left out: it defaults). */
+export type NewPet = FromSchema<ComponentSchema<'NewPet'>, { keepDefaultedPropertiesOptional: true }>;
+export type Pet = FromSchema<ComponentSchema<'Pet'>>;
 
 /** The public successor of the deprecated getPet, and its end of life (RFC 8594, RFC 9745). */
 export const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = Object.freeze({

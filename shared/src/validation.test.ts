@@ -1,6 +1,6 @@
-import { ApiError } from './errors';
+import { ApiError, type ErrorBody, type ErrorCode } from './errors';
 import { createValidator, schemaOf } from './validation';
-import type { NewPet } from './pets';
+import type { NewPet, Pet, PetStatus } from './pets';
 
 const validateNewPet = createValidator<NewPet>(schemaOf('NewPet'), 'invalid_body', 'body');
 
@@ -36,5 +36,22 @@ describe('NewPet schema taken from the interface description', () => {
   it('when the name has 100 characters outside the basic plane, then it is accepted (code points, not UTF-16 units)', () => {
     expect(validateNewPet({ name: '🐶'.repeat(100), categoryId: 1 }).name).toHaveLength(200);
     expect(messageOf({ name: '🐶'.repeat(101), categoryId: 1 })).toBe('name must have at most 100 characters.');
+  });
+});
+
+describe('body types derived from the interface description', () => {
+  // tsc checks these (test/typecheck.test.ts): a schema change that the types do not follow, or a
+  // derivation that silently turns into `any` or `never`, fails the type check.
+  type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+  const newPetIsDerived: Equals<NewPet, { name: string; categoryId: number; status?: PetStatus }> = true;
+  const petIsDerived: Equals<Pet, { id: number; name: string; categoryId: number; status: PetStatus }> = true;
+  const errorIsDerived: Equals<ErrorBody, { code: ErrorCode; message: string; status: number }> = true;
+  // @ts-expect-error the derivation is not loose: a missing required field is a different type
+  const notLoose: Equals<Pet, { id: number; name: string; categoryId: number }> = true;
+
+  it('when the type assertions above compile, then the validator returns the derived NewPet, default filled in', () => {
+    expect([newPetIsDerived, petIsDerived, errorIsDerived, notLoose]).toEqual([true, true, true, true]);
+    const created: NewPet = validateNewPet({ name: 'Rex', categoryId: 1, status: 'sold' });
+    expect(created).toEqual({ name: 'Rex', categoryId: 1, status: 'sold' });
   });
 });

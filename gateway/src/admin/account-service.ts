@@ -6,6 +6,7 @@ import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, generateApiKey, hashApiKey, newAcco
 import { maskApiKey } from '../keys/masked-key';
 import type { DailyCount, Limiter, Quotas, WindowName, WindowState } from '../limits/types';
 import { normaliseSearch } from '../accounts/search';
+import type { AccountPatch, NewAccountInput, PlanNumbers } from './schemas';
 import { PLAN_NAMES, type Account, type AccountPosition, type AccountStore, type ApiKeyRecord, type Plan, type PlanName } from '../accounts/types';
 
 /** What the ops use cases need from the limiter. */
@@ -24,27 +25,6 @@ export const HISTORY_DAYS_SHOWN = 30;
 
 export const MAX_QUOTA = 1_000_000_000;
 export const MAX_NAME_LENGTH = 100;
-
-export interface NewAccountInput {
-  name: string;
-  plan: PlanName;
-  /** The portal's log-in; ops-created accounts have none. */
-  email?: string | null;
-  perMinute?: number | null;
-  perDay?: number | null;
-}
-
-/** Absent: unchanged; null: the override is cleared (the plan's number applies again). */
-export interface AccountPatch {
-  plan?: PlanName;
-  perMinute?: number | null;
-  perDay?: number | null;
-}
-
-export interface PlanNumbers {
-  perMinute: number;
-  perDay: number;
-}
 
 /** An account as the ops API shows it: effective quotas first, the per-account overrides beside them. */
 export interface AccountView {

@@ -1,8 +1,13 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { createValidator, type Validator } from '../../../shared/src/validation';
-import { MAX_NAME_LENGTH, MAX_QUOTA, type AccountPatch, type NewAccountInput, type PlanNumbers } from './account-service';
+import { MAX_NAME_LENGTH, MAX_QUOTA } from './account-service';
 import { PLAN_NAMES } from '../accounts/types';
 
-/** Admin request bodies: unknown fields are refused, and every message names the field at fault. */
+/**
+ * Admin request bodies: unknown fields are refused, and every message names the field at fault.
+ * Their types are derived from these schemas (json-schema-to-ts, compile time only): a field is
+ * stated once.
+ */
 
 const quota = { type: 'integer', minimum: 1, maximum: MAX_QUOTA } as const;
 const planName = { type: 'string', enum: [...PLAN_NAMES] } as const;
@@ -31,6 +36,19 @@ const planNumbersSchema = {
   additionalProperties: false,
   properties: { perMinute: quota, perDay: quota },
 } as const;
+
+type QuotaField = 'perMinute' | 'perDay';
+/** The quota overrides the schema allows may also be `null`: "no override" (see `allowingNullOverrides`). */
+type WithNullableOverrides<T> = Omit<T, QuotaField> & { [F in QuotaField & keyof T]?: number | null };
+
+/** Both numbers of a plan (PUT /admin/plans/{name}). */
+export type PlanNumbers = FromSchema<typeof planNumbersSchema>;
+/** Absent: unchanged; null: the override is cleared (the plan's number applies again). */
+export type AccountPatch = WithNullableOverrides<FromSchema<typeof accountPatchSchema>>;
+export type NewAccountInput = WithNullableOverrides<FromSchema<typeof newAccountSchema>> & {
+  /** The portal's log-in (not part of the ops API's body); ops-created accounts have none. */
+  email?: string | null;
+};
 
 const checkNewAccount = createValidator<NewAccountInput>(newAccountSchema, 'invalid_body', 'body');
 const checkPatch = createValidator<AccountPatch>(accountPatchSchema, 'invalid_body', 'body');
