@@ -1,6 +1,7 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import request from 'supertest';
 import { BUSY_TIMEOUT_MS } from '../src/db/sqlite/database';
+import { openDatabase } from '../src/db/sqlite/keep-alive';
 import { startTestService, type TestPetsService } from './support';
 
 let pets: TestPetsService;
@@ -10,7 +11,7 @@ beforeAll(async () => {
   pets = await startTestService({ engine: 'sqlite' });
   await pets.seed([{ name: 'Rex', categoryId: 1 }]);
   if (pets.database.engine !== 'sqlite') throw new Error('a SQLite test');
-  otherConnection = new Database(pets.database.file);
+  otherConnection = openDatabase(pets.database.file);
 });
 afterAll(async () => {
   otherConnection.close();

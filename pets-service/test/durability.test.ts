@@ -1,10 +1,10 @@
-import Database from 'better-sqlite3';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../test/helpers/ports';
 import { COMPILED, ServiceProcess } from '../../test/helpers/processes';
 import { SECRET, describeEachEngine, freshSchemaUrl, gatewayToken, tempDir, type Engine } from './support';
+import { openDatabase, prepare } from '../src/db/sqlite/keep-alive';
 
 let dir: string;
 let service: ServiceProcess | undefined;
@@ -32,9 +32,9 @@ async function storeFor(engine: Engine): Promise<Store> {
     return {
       env: { PETS_DB_PATH: dbPath },
       async storedIds() {
-        const db = new Database(dbPath);
+        const db = openDatabase(dbPath);
         try {
-          return new Set((db.prepare('SELECT id FROM pets').all() as { id: number }[]).map((row) => row.id));
+          return new Set((prepare(db, 'SELECT id FROM pets').all() as { id: number }[]).map((row) => row.id));
         } finally {
           db.close();
         }

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -6,6 +5,7 @@ import { createLogger } from '../../shared/src/logger';
 import { POSTGRES_DEFAULTS } from '../src/config';
 import { openPostgresDatabase } from '../src/db/postgres/database';
 import { openSqliteDatabase } from '../src/db/sqlite/database';
+import { openDatabase, prepare } from '../src/db/sqlite/keep-alive';
 import { createPostgresPetRepository } from '../src/pets/postgres-pet-repository';
 import { createSqlitePetRepository } from '../src/pets/sqlite-pet-repository';
 import { petRepositoryContract, type RepositoryHarness } from './pet-repository.contract';
@@ -15,7 +15,7 @@ async function openSqlite(): Promise<RepositoryHarness> {
   const dir = tempDir();
   const file = path.join(dir, 'pets.db');
   const { db } = openSqliteDatabase(file);
-  const other = new Database(file);
+  const other = openDatabase(file);
   return {
     repository: createSqlitePetRepository(db),
     removeAll: async () => {
@@ -23,7 +23,7 @@ async function openSqlite(): Promise<RepositoryHarness> {
     },
     async holdUncommittedCreate({ name, categoryId, status }) {
       other.exec('BEGIN IMMEDIATE');
-      const { id } = other.prepare('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id').get(name, categoryId, status) as { id: number };
+      const { id } = prepare(other, 'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id').get(name, categoryId, status) as { id: number };
       return {
         id,
         commit: async () => {

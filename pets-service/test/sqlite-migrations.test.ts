@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { SQLITE_MIGRATIONS, migrateSqlite } from '../src/db/sqlite/migrations';
 import { openSqliteDatabase } from '../src/db/sqlite/database';
+import { openDatabase, pragma, prepare } from '../src/db/sqlite/keep-alive';
 import { createSqlitePetRepository } from '../src/pets/sqlite-pet-repository';
 import { tempDir } from './support';
 
@@ -21,7 +21,7 @@ describe('schema migrations on SQLite', () => {
   it('when a new file is opened, then every migration runs and user_version is the latest', () => {
     const { db, migration } = openSqliteDatabase(file);
     expect(migration).toEqual({ from: 0, to: latest, applied: SQLITE_MIGRATIONS.length });
-    expect(db.pragma('user_version', { simple: true })).toBe(latest);
+    expect(pragma(db, 'user_version')).toBe(latest);
     db.close();
   });
 
@@ -37,35 +37,33 @@ describe('schema migrations on SQLite', () => {
   });
 
   it('when a migration fails, then the whole step is rolled back and the version is unchanged', () => {
-    const db = new Database(file);
+    const db = openDatabase(file);
     const broken = [...SQLITE_MIGRATIONS, { version: latest + 1, sql: 'CREATE TABLE extra (x INTEGER); THIS IS NOT SQL;' }];
     expect(() => migrateSqlite(db, broken)).toThrow();
-    expect(db.pragma('user_version', { simple: true })).toBe(0);
-    expect(db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('pets', 'extra')").all()).toEqual([]);
+    expect(pragma(db, 'user_version')).toBe(0);
+    expect(prepare(db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('pets', 'extra')").all()).toEqual([]);
     db.close();
   });
 
   it('when the file comes from a newer build, then opening it is refused', () => {
-    const db = new Database(file);
-    db.pragma(`user_version = ${latest + 1}`);
+    const db = openDatabase(file);
+    pragma(db, `user_version = ${latest + 1}`);
     db.close();
     expect(() => openSqliteDatabase(file)).toThrow(/newer than this build/);
   });
 
   it('when opened, then WAL, foreign keys, FULL synchronous and a short busy timeout are set', () => {
     const { db } = openSqliteDatabase(file);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(db.pragma('synchronous', { simple: true })).toBe(2);
-    expect(db.pragma('busy_timeout', { simple: true })).toBeLessThanOrEqual(250);
+    expect(pragma(db, 'journal_mode')).toBe('wal');
+    expect(pragma(db, 'foreign_keys')).toBe(1);
+    expect(pragma(db, 'synchronous')).toBe(2);
+    expect(pragma(db, 'busy_timeout')).toBeLessThanOrEqual(250);
     db.close();
   });
 
   it('when a status page is queried, then the (status, id) index serves it without a sort', () => {
     const { db } = openSqliteDatabase(file);
-    const plan = db
-      .prepare('EXPLAIN QUERY PLAN SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?')
-      .all('sold', 0, 21) as { detail: string }[];
+    const plan = prepare(db, 'EXPLAIN QUERY PLAN SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?').all('sold', 0, 21) as { detail: string }[];
     const details = plan.map((step) => step.detail).join('\n');
     expect(details).toMatch(/USING INDEX pets_status_id \(status=\? AND (?:id|rowid)>\?\)/);
     expect(details).not.toMatch(/TEMP B-TREE/);

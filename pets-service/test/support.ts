@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import type { PetRepository } from '../src/pets/pet-repository';
 import { createPostgresPetRepository } from '../src/pets/postgres-pet-repository';
 import { createSqlitePetRepository } from '../src/pets/sqlite-pet-repository';
 import { createPetsService } from '../src/service';
+import { openDatabase, prepare } from '../src/db/sqlite/keep-alive';
 
 export const SECRET = 'test-internal-secret-0123456789abcdef';
 
@@ -141,10 +141,10 @@ interface SideConnection {
 /** A second connection to the service's store (straight, not through a proxy): what another process sharing it would do. */
 function openSideConnection(database: DatabaseSettings): SideConnection {
   if (database.engine === 'sqlite') {
-    const db = new Database(database.file);
+    const db = openDatabase(database.file);
     return {
       repository: createSqlitePetRepository(db),
-      countPets: async () => (db.prepare('SELECT count(*) AS n FROM pets').get() as { n: number }).n,
+      countPets: async () => (prepare(db, 'SELECT count(*) AS n FROM pets').get() as { n: number }).n,
       close: async () => {
         db.close();
       },

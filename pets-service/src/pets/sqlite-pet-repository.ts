@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Pet, PetStatus } from '../../../shared/src/pets';
+import { prepare } from '../db/sqlite/keep-alive';
 import { guarded } from '../db/unavailable';
 import type { PetRepository } from './pet-repository';
 
@@ -15,18 +16,18 @@ interface PetRow {
  * commit order. better-sqlite3 is synchronous: each call does its work before returning its promise.
  */
 export function createSqlitePetRepository(db: Database): PetRepository {
-  // Prepared once: compiling SQL on every request is wasted work.
-  const insert = db.prepare<[string, number, string], PetRow>(
+  // Prepared once: compiling SQL on every request is wasted work (and kept: see keep-alive.ts).
+  const insert = prepare<[string, number, string], PetRow>(
+    db,
     'INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id, name, category_id, status',
   );
-  const byId = db.prepare<[number], PetRow>('SELECT id, name, category_id, status FROM pets WHERE id = ?');
+  const byId = prepare<[number], PetRow>(db, 'SELECT id, name, category_id, status FROM pets WHERE id = ?');
   // Pages come back as rows of values (`raw`), turned into Pets once: no intermediate object per row.
-  const pageOfAll = db
-    .prepare<[number, number], PetValues>('SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?')
-    .raw(true);
-  const pageOfStatus = db
-    .prepare<[string, number, number], PetValues>('SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?')
-    .raw(true);
+  const pageOfAll = prepare<[number, number], PetValues>(db, 'SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?').raw(true);
+  const pageOfStatus = prepare<[string, number, number], PetValues>(
+    db,
+    'SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?',
+  ).raw(true);
 
   return {
     async insert({ name, categoryId, status }) {

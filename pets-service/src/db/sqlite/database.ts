@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { MigrationResult } from '../migrations';
+import { openDatabase, pragma } from './keep-alive';
 import { migrateSqlite } from './migrations';
 
 /**
@@ -16,14 +17,14 @@ export interface OpenedSqliteDatabase {
 
 /** Opens (creating if needed) the pets database, sets its durability pragmas and migrates it. */
 export function openSqliteDatabase(file: string): OpenedSqliteDatabase {
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  const db = openDatabase(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     // WAL: readers never wait for the writer, and a commit appends instead of rewriting pages.
-    db.pragma('journal_mode = WAL');
+    pragma(db, 'journal_mode = WAL');
     // FULL: every commit is fsynced before the 201 goes out, so an acknowledged pet survives
     // power loss too, not only a crash of the process (which NORMAL would already survive).
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
+    pragma(db, 'synchronous = FULL');
+    pragma(db, 'foreign_keys = ON');
     const migration = migrateSqlite(db);
     return { db, migration };
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { pragma } from './keep-alive';
 import { latestVersion, pendingMigrations, type Migration, type MigrationResult } from '../migrations';
 
 /**
@@ -31,12 +32,12 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
  */
 export function migrateSqlite(db: Database, migrations: readonly Migration[] = SQLITE_MIGRATIONS): MigrationResult {
   const run = db.transaction((): MigrationResult => {
-    const from = db.pragma('user_version', { simple: true }) as number;
+    const from = pragma(db, 'user_version') as number;
     const pending = pendingMigrations(from, migrations);
     for (const migration of pending) {
       db.exec(migration.sql);
       // user_version lives in the file header, which is part of this transaction.
-      db.pragma(`user_version = ${migration.version}`);
+      pragma(db, `user_version = ${migration.version}`);
     }
     return { from, to: latestVersion(migrations), applied: pending.length };
   });
