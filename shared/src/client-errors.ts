@@ -1,32 +1,89 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError } from './errors';
+import { ApiError, sendError } from './errors';
 
 /**
- * Requests Node's HTTP parser refuses (headers over 16 KiB, a malformed request line or header)
- * never reach Express. Node would answer them with an empty 400 or 431; this answers in the Error
- * shape with an X-Request-Id like every other answer, then closes the connection, since the
- * rest of the stream cannot be trusted. Rate-limit headers cannot be computed this early.
+ * Requests Node refuses before any handler sees them: a request the HTTP parser cannot read
+ * (headers over 16 KiB, a malformed request line or header, an unknown method), one that did not
+ * arrive in time (`headersTimeout`, `requestTimeout`), an `Expect` other than 100-continue, a
+ * CONNECT. Node would answer them with an empty 400, 408, 417 or 431, or drop the connection
+ * without a word; these answer in the Error shape with an X-Request-Id like every other answer.
+ * After a parse error or a timeout the connection is closed, since the rest of the stream cannot
+ * be trusted. Rate-limit headers cannot be computed this early.
  */
-export function answerUnparseableRequests(server: Server): void {
+export function answerRefusedRequests(server: Server): void {
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('Connection', 'close'); // the body the client holds back would otherwise come next
+    answerEarly(res, new ApiError('expectation_failed', `Expect: ${req.headers.expect ?? ''} is not supported; only Expect: 100-continue is.`));
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    writeAndClose(socket, new ApiError('not_implemented', 'CONNECT is not supported: this server is not a forward proxy.'));
+  });
+  answerUnparseableRequests(server);
+}
+
+/** An answer given before the application runs: the Error shape and a fresh request id. */
+export function answerEarly(res: ServerResponse, refusal: ApiError): void {
+  res.setHeader('X-Request-Id', randomUUID());
+  sendError(res, refusal);
+}
+
+function answerUnparseableRequests(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const refusal =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError('invalid_parameter', 'The request headers are larger than the server accepts (16 KiB).')
-        : new ApiError('invalid_parameter', 'The request could not be parsed as HTTP/1.1.');
-    const body = JSON.stringify(refusal.toBody());
-    socket.end(
-      `HTTP/1.1 ${refusal.status} Bad Request\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${randomUUID()}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
+    // A response already under way on this connection (the application answered before the
+    // request finished arriving): another head would corrupt it, so the connection just ends.
+    if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    writeAndClose(socket, refusalFor(error));
   });
+}
+
+/**
+ * HTTP/1.1 requires exactly one Host header (RFC 9112 §3.2). Node's own check would answer a
+ * missing one with an empty 400 (so the servers turn it off, `requireHostHeader: false`) and lets
+ * a repeated one through: both are refused here, in the Error shape.
+ */
+export function hostHeaderRefusal(req: IncomingMessage): ApiError | undefined {
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor < 1) return undefined;
+  let hosts = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts += 1;
+  if (hosts === 1) return undefined;
+  return new ApiError('invalid_parameter', hosts === 0 ? 'An HTTP/1.1 request must carry a Host header.' : 'The request carries more than one Host header.');
+}
+
+function refusalFor(error: NodeJS.ErrnoException): ApiError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError('invalid_parameter', 'The request headers are larger than the server accepts (16 KiB).');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError('request_timeout', 'The request did not arrive in full in time; the connection is closed.');
+    case 'HPE_INVALID_METHOD':
+      return new ApiError('not_implemented', 'The request method is not one this server knows.');
+    default:
+      return new ApiError('invalid_parameter', 'The request could not be parsed as HTTP/1.1.');
+  }
+}
+
+function writeAndClose(socket: Duplex, refusal: ApiError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(refusal.toBody());
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
 }

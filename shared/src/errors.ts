@@ -24,6 +24,12 @@ export const ERROR_CATALOGUE = {
   gateway_timeout: 504,
   /** The request body did not arrive in full within the body deadline. */
   request_timeout: 408,
+  /** A conditional header (If-Match, If-Unmodified-Since) does not hold for the resource. */
+  precondition_failed: 412,
+  /** A Range header asks for bytes the resource does not have. */
+  range_not_satisfiable: 416,
+  /** An Expect header other than 100-continue. */
+  expectation_failed: 417,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -97,6 +103,25 @@ function fromRouter(err: unknown): ApiError | undefined {
 }
 
 /**
+ * Static files (`/docs`'s assets, through `send`) answer conditional and Range requests that cannot
+ * be met with an http-errors error: 412 or 416, the latter with the `Content-Range` to retry with.
+ */
+function fromStaticFiles(err: unknown): ApiError | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { status, headers } = err as { status?: unknown; headers?: Record<string, unknown> };
+  if (status === 412) return new ApiError('precondition_failed', 'A condition of the request (If-Match or If-Unmodified-Since) does not hold for this file.');
+  if (status === 416) {
+    const contentRange = headers?.['Content-Range'];
+    return new ApiError(
+      'range_not_satisfiable',
+      'The Range header asks for bytes this file does not have.',
+      typeof contentRange === 'string' ? { 'Content-Range': contentRange } : {},
+    );
+  }
+  return undefined;
+}
+
+/**
  * The one error handler of both services: client errors in the Error shape,
  * anything unexpected logged with its stack and answered with a generic 500.
  */
@@ -106,7 +131,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    const known = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromRouter(err));
+    const known = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
     if (known) {
       sendError(res, known);
       return;

@@ -1,6 +1,6 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { answerUnparseableRequests } from './client-errors';
+import { answerEarly, answerRefusedRequests, hostHeaderRefusal } from './client-errors';
 
 /**
  * The HTTP servers of both services: deliberate timeouts, and a drain that lets a rolling deploy
@@ -41,16 +41,24 @@ export interface DrainableServer {
 /** A server whose connections close as their responses end once `lifecycle.draining` is set. */
 export function createDrainableServer(app: RequestListener, timeouts: ServerTimeouts, lifecycle: Lifecycle): DrainableServer {
   const inFlight = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
+  // Node checks the two request timeouts every `connectionsCheckingInterval` (30 s by default), so a
+  // 10 s limit could fire 40 s late: a second keeps them close to what they say.
+  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 1_000 }, (req, res) => {
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     if (lifecycle.draining) closeAfter(res);
+    const badHost = hostHeaderRefusal(req);
+    if (badHost) {
+      res.setHeader('Connection', 'close'); // its body, if any, is not read
+      answerEarly(res, badHost);
+      return;
+    }
     app(req, res);
   });
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
-  answerUnparseableRequests(server);
+  answerRefusedRequests(server);
 
   let drained: Promise<void> | undefined;
   return {

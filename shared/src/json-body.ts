@@ -56,7 +56,10 @@ export function parseJsonBody(raw: unknown, expected = 'a JSON object'): unknown
       if (LONE_SURROGATE.test(key) || (typeof item === 'string' && LONE_SURROGATE.test(item))) wellFormed = false;
       return item;
     });
-  } catch {
+  } catch (error) {
+    // The reviver runs once per value, recursively: a few thousand nested arrays (valid JSON, under
+    // 16 KiB) overflow the stack before the end. No body of this interface nests beyond a few levels.
+    if ((error as Error).name === 'RangeError') throw new ApiError('invalid_body', 'The request body nests arrays or objects too deeply.');
     throw new ApiError('malformed_json', 'The request body is not valid JSON.');
   }
   if (!wellFormed) throw new ApiError('invalid_body', 'The request body holds a string that is not valid Unicode (a lone surrogate).');

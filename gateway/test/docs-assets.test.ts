@@ -1,0 +1,38 @@
+import request from 'supertest';
+import type { Gateway } from '../src/gateway';
+import { startGateway } from './support/gateway';
+
+/** `/docs`'s static assets: conditional and Range requests that cannot be met are client errors, in the Error shape. */
+let gateway: Gateway;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+const asset = '/docs/swagger-ui.css';
+
+describe('/docs assets under conditional and Range requests', () => {
+  it('when a Range is satisfiable, then 206 with that part', async () => {
+    const res = await request(gateway.publicApp).get(asset).set('Range', 'bytes=0-9');
+    expect(res.status).toBe(206);
+    expect(res.headers['content-range']).toMatch(/^bytes 0-9\/\d+$/);
+  });
+
+  it('when a Range lies past the end of the file, then 416 range_not_satisfiable with the Content-Range to retry with', async () => {
+    const res = await request(gateway.publicApp).get(asset).set('Range', 'bytes=99999999-');
+    expect(res.status).toBe(416);
+    expect(res.headers['content-range']).toMatch(/^bytes \*\/\d+$/);
+    expect(res.body).toEqual({ code: 'range_not_satisfiable', message: 'The Range header asks for bytes this file does not have.', status: 416 });
+  });
+
+  it.each([
+    ['If-Match', '"nope"'],
+    ['If-Unmodified-Since', 'Thu, 01 Jan 1970 00:00:00 GMT'],
+  ])('when %s does not hold, then 412 precondition_failed, not a 500', async (header, value) => {
+    const res = await request(gateway.publicApp).get(asset).set(header, value);
+    expect(res.status).toBe(412);
+    expect(res.body).toEqual({ code: 'precondition_failed', message: 'A condition of the request (If-Match or If-Unmodified-Since) does not hold for this file.', status: 412 });
+  });
+});
