@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
-import { errorHandler, notFoundHandler } from '../../shared/src/errors';
+import { ApiError, errorHandler, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import { openApiDocument } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
@@ -76,7 +76,7 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
     if (lifecycle.draining) res.status(503).json({ status: 'draining', rateLimiter: limiter.mode });
     else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
   });
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Animal Store API' }));
+  app.use('/docs', guardDocs, swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Animal Store API' }));
 
   // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
   if (portal) app.use('/portal', portal);
@@ -105,3 +105,19 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
     else app(req, res);
   };
 }
+
+/**
+ * `/docs` is read-only and its paths are plain file names. swagger-ui-express answers any method
+ * and any unknown name with its page, and a dot segment with a bare-text 404: these answer in the
+ * Error shape instead (405 with Allow, 404).
+ */
+const guardDocs: RequestHandler = (req, _res, next) => {
+  const path = `/docs${req.path === '/' ? '' : req.path}`;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${path}; use GET, HEAD.`, { Allow: 'GET, HEAD' }));
+  } else if (/(?:^|\/)(?:\.|%2e)/i.test(req.path)) {
+    next(new ApiError('not_found', `No resource at ${req.method} ${path}.`));
+  } else {
+    next();
+  }
+};

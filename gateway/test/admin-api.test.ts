@@ -76,6 +76,12 @@ describe('admin authentication', () => {
     expectError(await ctx.api.delete('/admin/plans'), 401, 'unauthorized');
   });
 
+  it('when two Authorization headers are sent, the first one valid, then 401 (ambiguous, as on the public port), not the first one wins', async () => {
+    // superagent hands an array on to Node, which sends one header line per value (checked: two lines).
+    const res = await ctx.api.get('/admin/plans').set('Authorization', [`Bearer ${TOKEN}`, 'Bearer other'] as unknown as string);
+    expectError(res, 401, 'unauthorized');
+  });
+
   it('when the token is given in the query string, then it is not accepted', async () => {
     expectError(await ctx.api.get(`/admin/plans?access_token=${TOKEN}`), 401, 'unauthorized');
   });
@@ -264,6 +270,12 @@ describe('keys', () => {
     const resolver = new PrincipalResolver({ store: ctx.store });
     expect(await resolver.resolve(res.body.key)).toMatchObject({ accountId: account.id, quotas: { perMinute: 300, perDay: 10_000 } });
     resolver.close();
+  });
+
+  it('when an account\'s keys are listed with a query parameter, then 400 invalid_parameter naming it (the list takes none)', async () => {
+    const account = await createAccount();
+    expect((await ctx.api.get(`/admin/accounts/${account.id}/keys`).set(ctx.auth)).status).toBe(200);
+    expectError(await ctx.api.get(`/admin/accounts/${account.id}/keys?x=1`).set(ctx.auth), 400, 'invalid_parameter', 'Unknown query parameter "x"; this listing takes none.');
   });
 
   it('when a key is created for an unknown account, then 404 not_found', async () => {

@@ -36,3 +36,23 @@ describe('/docs assets under conditional and Range requests', () => {
     expect(res.body).toEqual({ code: 'precondition_failed', message: 'A condition of the request (If-Match or If-Unmodified-Since) does not hold for this file.', status: 412 });
   });
 });
+
+describe('/docs paths and methods', () => {
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const)('when %s is sent, then 405 method_not_allowed with Allow: GET, HEAD', async (method) => {
+    const res = await request(gateway.publicApp)[method.toLowerCase() as 'post'](asset);
+    expect(res.status).toBe(405);
+    expect(res.headers['allow']).toBe('GET, HEAD');
+    expect(res.body).toEqual({ code: 'method_not_allowed', message: `${method} is not allowed on ${asset}; use GET, HEAD.`, status: 405 });
+  });
+
+  it.each(['/docs/%2e%2e/%2e%2e/package.json', '/docs/.hidden', '/docs/%2E%2e/x'])('when the path %s holds a dot segment, then 404 not_found in the Error shape', async (path) => {
+    const res = await request(gateway.publicApp).get(path);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('when the page and an asset are fetched, then they still come', async () => {
+    expect((await request(gateway.publicApp).get('/docs/')).text).toContain('swagger-ui');
+    expect((await request(gateway.publicApp).get(asset)).headers['content-type']).toMatch(/^text\/css/);
+  });
+});

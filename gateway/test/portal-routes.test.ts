@@ -475,9 +475,11 @@ describe('keys and usage', () => {
   });
 
   it('when the usage endpoint is called without a session or with another method, then it answers in the Error shape', async () => {
-    const anonymous = await visitor().get('/portal/usage');
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.body).toEqual({ code: 'unauthorized', message: expect.stringContaining('portal session'), status: 401 });
+    for (const path of ['/portal/usage', '/portal/usage/']) {
+      const anonymous = await visitor().get(path);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).toEqual({ code: 'unauthorized', message: expect.stringContaining('portal session'), status: 401 });
+    }
     const post = await request(gateway.publicApp).post('/portal/usage');
     expect(post.status).toBe(405);
     expect(post.body).toMatchObject({ code: 'method_not_allowed', status: 405 });

@@ -89,6 +89,13 @@ describe('requests refused before the application, in the Error shape', () => {
     expectErrorShape(await exchange('FOO /x HTTP/1.1\r\nHost: a\r\n\r\n'), 501, 'not_implemented', /method is not one this server knows/);
   });
 
+  it('when the transfer coding is not just chunked, then 501 not_implemented naming it, and the body is not taken as is', async () => {
+    const reply = await exchange('POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n');
+    expectErrorShape(reply, 501, 'not_implemented', /^Transfer-Encoding: gzip, chunked is not supported/);
+    expect(reply.closed).toBe(true);
+    expect((await exchange('POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n')).body).toBe('{"ok":true}');
+  });
+
   it('when the request line is malformed, then 400 invalid_parameter', async () => {
     expectErrorShape(await exchange('GET /x HTTP/9\r\nHost: a\r\n\r\n'), 400, 'invalid_parameter', /could not be parsed as HTTP\/1\.1/);
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError, sendError } from './errors';
+import { headerCount } from './raw-headers';
 
 /**
  * Requests Node refuses before any handler sees them: a request the HTTP parser cannot read
@@ -46,15 +47,25 @@ function answerUnparseableRequests(server: Server): void {
 }
 
 /**
- * HTTP/1.1 requires exactly one Host header (RFC 9112 §3.2). Node's own check would answer a
- * missing one with an empty 400 (so the servers turn it off, `requireHostHeader: false`) and lets
- * a repeated one through: both are refused here, in the Error shape.
+ * What is wrong with a request's head that Node lets through (or answers without the Error shape),
+ * checked before the application runs:
+ * - HTTP/1.1 requires exactly one Host header (RFC 9112 §3.2). Node's own check would answer a
+ *   missing one with an empty 400 (so the servers turn it off, `requireHostHeader: false`) and
+ *   lets a repeated one through.
+ * - A transfer coding other than chunked (e.g. `gzip, chunked`): Node decodes the chunks and hands
+ *   on the still-compressed bytes as if they were the body. RFC 9112 §6.1: 501.
  */
-export function hostHeaderRefusal(req: IncomingMessage): ApiError | undefined {
+export function requestHeadRefusal(req: IncomingMessage): ApiError | undefined {
+  const transferEncoding = req.headers['transfer-encoding'];
+  if (transferEncoding !== undefined && transferEncoding.trim().toLowerCase() !== 'chunked') {
+    return new ApiError('not_implemented', `Transfer-Encoding: ${transferEncoding} is not supported; send the body with Content-Length or Transfer-Encoding: chunked.`);
+  }
+  return hostHeaderRefusal(req);
+}
+
+function hostHeaderRefusal(req: IncomingMessage): ApiError | undefined {
   if (req.httpVersionMajor !== 1 || req.httpVersionMinor < 1) return undefined;
-  let hosts = 0;
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts += 1;
+  const hosts = headerCount(req.rawHeaders, 'host');
   if (hosts === 1) return undefined;
   return new ApiError('invalid_parameter', hosts === 0 ? 'An HTTP/1.1 request must carry a Host header.' : 'The request carries more than one Host header.');
 }

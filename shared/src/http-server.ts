@@ -1,6 +1,6 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { answerEarly, answerRefusedRequests, hostHeaderRefusal } from './client-errors';
+import { answerEarly, answerRefusedRequests, requestHeadRefusal } from './client-errors';
 
 /**
  * The HTTP servers of both services: deliberate timeouts, and a drain that lets a rolling deploy
@@ -47,10 +47,10 @@ export function createDrainableServer(app: RequestListener, timeouts: ServerTime
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     if (lifecycle.draining) closeAfter(res);
-    const badHost = hostHeaderRefusal(req);
-    if (badHost) {
+    const refusal = requestHeadRefusal(req);
+    if (refusal) {
       res.setHeader('Connection', 'close'); // its body, if any, is not read
-      answerEarly(res, badHost);
+      answerEarly(res, refusal);
       return;
     }
     app(req, res);

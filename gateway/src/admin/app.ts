@@ -6,7 +6,7 @@ import { requestId } from '../../../shared/src/request-id';
 import type { AccountService } from './account-service';
 import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
-import { ACCOUNT_ID_PATTERN, parseAuthorization, sameSecret } from '../keys/api-key';
+import { ACCOUNT_ID_PATTERN, authorizationOf, sameSecret } from '../keys/api-key';
 import { jsonBody } from '../../../shared/src/json-body';
 import type { AuditEntry } from '../audit/audit-log';
 import { consoleRoutes } from './console';
@@ -41,7 +41,7 @@ const REALM = 'Bearer realm="admin"';
 export function adminAuth(tokens: readonly AdminToken[]): RequestHandler {
   if (tokens.length === 0 || tokens.some(({ token }) => token.length === 0)) throw new Error('the admin token must not be empty');
   return (req, res, next) => {
-    const parsed = parseAuthorization(req.headers.authorization);
+    const parsed = authorizationOf(req);
     if (!parsed.ok) {
       throw new ApiError('unauthorized', 'The admin API requires Authorization: Bearer <ADMIN_TOKEN>.', { 'WWW-Authenticate': REALM });
     }
@@ -160,6 +160,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
   app
     .route('/admin/accounts/:id/keys')
     .get(async (req, res) => {
+      new ListingQuery(req, []); // the whole list, no parameters: a misspelt one is refused, as on the other listings
       res.json(await service.listKeys(req.params.id));
     })
     .post(async (req, res) => {

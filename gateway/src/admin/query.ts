@@ -16,7 +16,8 @@ export class ListingQuery {
     this.params = new URLSearchParams(start < 0 ? '' : req.originalUrl.slice(start + 1));
     const unknown = [...new Set([...this.params.keys()].filter((name) => !known.includes(name)))];
     if (unknown.length > 0) {
-      throw invalid(`Unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((name) => `"${name}"`).join(', ')}; accepted: ${known.join(', ')}.`);
+      const accepted = known.length > 0 ? `accepted: ${known.join(', ')}` : 'this listing takes none';
+      throw invalid(`Unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((name) => `"${name}"`).join(', ')}; ${accepted}.`);
     }
   }
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { headerCount } from '../../../shared/src/raw-headers';
 import { API_ENVIRONMENTS, DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/src/settings';
 
 /**
@@ -139,6 +140,11 @@ export type ParsedAuthorization = { ok: true; token: string } | { ok: false; rea
 const CREDENTIALS = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?: +(.*))?$/s;
 /** One run of visible ASCII: a superset of RFC 6750's b64token, so admin tokens of any printable form work. */
 const TOKEN = /^[\x21-\x7e]+$/;
+
+/** A request's `Authorization: Bearer <token>`; several Authorization headers are malformed (see raw-headers.ts). */
+export function authorizationOf(req: { rawHeaders: string[]; headers: { authorization?: string } }): ParsedAuthorization {
+  return headerCount(req.rawHeaders, 'authorization') > 1 ? { ok: false, reason: 'malformed' } : parseAuthorization(req.headers.authorization);
+}
 
 /**
  * Reads `Authorization: Bearer <token>`: the scheme in any case, one or more spaces before

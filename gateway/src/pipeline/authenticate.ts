@@ -1,7 +1,7 @@
 import { ApiError } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { PrincipalResolver } from '../accounts/principal-resolver';
-import { API_KEY_PREFIXES, parseApiKey, parseAuthorization, type AuthorizationRefusal } from '../keys/api-key';
+import { API_KEY_PREFIXES, authorizationOf, parseApiKey, type AuthorizationRefusal } from '../keys/api-key';
 import type { Stage } from './exchange';
 
 /** What authenticate needs of the key resolver: its caches' answer, never a store call. */
@@ -39,8 +39,7 @@ function otherEnvironment(keyEnvironment: ApiEnvironment, deployment: ApiEnviron
 export function authenticate(keys: KeyCache, environment: ApiEnvironment): Stage {
   return (context, next) => {
     const { req } = context;
-    // Node keeps only the first of several Authorization headers; a proxy in front might keep the last.
-    const parsed = hasSeveralAuthorizations(req.rawHeaders) ? ({ ok: false, reason: 'malformed' } as const) : parseAuthorization(req.headers.authorization);
+    const parsed = authorizationOf(req);
     if (!parsed.ok) {
       context.authError = unauthorized(REFUSALS[parsed.reason]);
       return next();
@@ -60,14 +59,6 @@ export function authenticate(keys: KeyCache, environment: ApiEnvironment): Stage
     else context.pendingKey = { apiKey: key.key, recentlyValid: answer.state === 'recheck' };
     next();
   };
-}
-
-function hasSeveralAuthorizations(rawHeaders: string[]): boolean {
-  let seen = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === 'authorization') seen += 1;
-  }
-  return seen > 1;
 }
 
 /** Refuses, after rate limiting, a request that authenticate could not identify. */

@@ -219,7 +219,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     if (res.headersSent) return next(error);
     const refusal = asRefusal(error);
     if (!refusal) return next(error);
-    if (req.path === '/usage') return sendError(res, error instanceof ApiError ? error : asApiError(refusal));
+    if (isUsageApi(req)) return sendError(res, error instanceof ApiError ? error : asApiError(refusal));
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
     if (refusal.status === 401) {
       // The session ended: the log-in form is the way on.
@@ -231,7 +231,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   router.use(onError);
   // Anything else is a bug: logged by the shared handler and answered 500, still without internals.
   router.use(((error, req, res, next) => {
-    if (res.headersSent || req.path === '/usage') return next(error);
+    if (res.headersSent || isUsageApi(req)) return next(error);
     (req as Request & { log?: { error(o: object, m: string): void } }).log?.error({ err: error }, 'portal failed');
     send(res, 500, messagePage(context(res), 'Something went wrong', 'The portal failed to handle this request. Please try again in a moment.'));
   }) as ErrorRequestHandler);
@@ -322,4 +322,9 @@ function titleFor(status: number): string {
     default:
       return 'Please check your request';
   }
+}
+
+/** `/portal/usage` (with or without a trailing slash, as the router matches it) is JSON, not a page: its errors are too. */
+function isUsageApi(req: Request): boolean {
+  return req.path === '/usage' || req.path === '/usage/';
 }
