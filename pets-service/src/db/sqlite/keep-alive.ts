@@ -42,8 +42,3 @@ export function pragma(db: Database.Database, source: string): unknown {
   }
   return statement.pluck().get();
 }
-
-/** How many better-sqlite3 objects are being kept (for the test that checks nothing escapes). */
-export function keptCount(): number {
-  return keptForLife.length;
-}
