@@ -9,6 +9,20 @@ import { PET_STATUSES } from './pets';
 export const PAGE_SIZE = { minimum: 1, maximum: 100, default: 20 } as const;
 export const MAX_CATEGORY_ID = Number.MAX_SAFE_INTEGER;
 
+/**
+ * The rules of free text, as JSON Schema patterns (ECMA-262, matched by ajv with the `u` flag).
+ * `validation.ts` words each refusal from the pattern that failed, so a pattern is stated here once.
+ */
+export const TEXT_PATTERNS = {
+  /** At least one character that is not white space. */
+  notBlank: '\\S',
+  /**
+   * No C0 control character (U+0000–U+001F) and no DEL (U+007F): PostgreSQL's text refuses U+0000
+   * (a 500 rather than a 400), and the others break logs, terminals and CSV exports. Refused the
+   * same way whatever the database.
+   */
+  noControlCharacters: '^[^\\u0000-\\u001F\\u007F]*$',
+} as const;
 
 const rateLimitHeaderRefs = {
   'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
@@ -206,8 +220,11 @@ export const openApiDocument = {
             type: 'string',
             minLength: 1,
             maxLength: 100,
-            pattern: '\\S',
-            description: 'The animal\'s name: 1–100 Unicode characters, not only white space.',
+            pattern: TEXT_PATTERNS.notBlank,
+            // A second pattern needs its own subschema; ajv checks it before the length rules.
+            allOf: [{ pattern: TEXT_PATTERNS.noControlCharacters }],
+            description:
+              'The animal\'s name: 1–100 Unicode characters, not only white space, without control characters (U+0000–U+001F, U+007F).',
           },
           categoryId: {
             type: 'integer',
