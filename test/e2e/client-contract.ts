@@ -135,7 +135,7 @@ export function clientContract(target: () => ContractTarget): void {
 
   it('when names are arbitrary Unicode text, then each is stored exactly or refused 400 naming name, never a 500, and a control character is always refused', async () => {
     const { key } = await createAccountWithKey(target().adminUrl, { plan: 'business' });
-    const control = /[\u0000-\u001f\u007f]/;
+    const hasControlCharacter = (text: string) => [...text].some((character) => character.codePointAt(0)! < 0x20 || character === '\u007f');
     // Any code point, lone surrogates included, half of them ASCII (where the control characters are).
     // Built by hand: fast-check's own `unit: 'binary'` string takes seconds to set up, blocking the event loop.
     const codePoint = fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0x10ffff })).map((code) => String.fromCodePoint(code));
@@ -144,7 +144,7 @@ export function clientContract(target: () => ContractTarget): void {
       fc.asyncProperty(names, async (name) => {
         const reply = await call(`${base()}/pets`, { key, method: 'POST', body: { name, categoryId: 1 } });
         if (reply.status === 201) {
-          expect(control.test(name)).toBe(false);
+          expect(hasControlCharacter(name)).toBe(false);
           expect(reply.json?.name).toBe(name);
         } else {
           expect({ status: reply.status, code: reply.json?.code }).toEqual({ status: 400, code: 'invalid_body' });
