@@ -79,6 +79,9 @@ export function clientContract(target: () => ContractTarget): void {
       [call(`${base()}/nowhere`, { key }), 404, 'not_found'],
       [call(`${base()}/pets/1`, { key, method: 'DELETE' }), 405, 'method_not_allowed'],
       [call(`${base()}/store/orders`, { key }), 501, 'not_implemented'],
+      [call(`${base()}/store/orders`, { key, method: 'POST', body: { petId: 1 } }), 501, 'not_implemented'],
+      [call(`${base()}/store/orders/1`, { key, method: 'DELETE' }), 501, 'not_implemented'],
+      [call(`${base()}/store`, { key, method: 'PUT', body: {} }), 501, 'not_implemented'],
     ];
     for (const [pending, status, code] of cases) {
       const reply = await pending;
