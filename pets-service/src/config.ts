@@ -37,6 +37,9 @@ export interface PetsConfig extends SharedSettings {
   readonly database: DatabaseSettings;
 }
 
+/** Where the pets-service listens unless PETS_HOST / PETS_PORT say otherwise (`npm start` derives PETS_URL from the same). */
+export const PETS_LISTEN_DEFAULTS = { host: '127.0.0.1', port: 8082 } as const;
+
 const SQLITE_IN_MEMORY = ':memory:';
 
 export const POSTGRES_DEFAULTS = { poolSize: 10, connectTimeoutMs: 2_000, statementTimeoutMs: 3_000 } as const;
@@ -44,8 +47,8 @@ export const POSTGRES_DEFAULTS = { poolSize: 10, connectTimeoutMs: 2_000, statem
 /** Reads and checks the whole environment once; throws a ConfigError naming every bad variable. */
 export function loadPetsConfig(env: NodeJS.ProcessEnv): PetsConfig {
   const reader = new EnvReader(env);
-  const port = reader.port('PETS_PORT', 8082);
-  const host = reader.string('PETS_HOST') ?? '127.0.0.1';
+  const port = reader.port('PETS_PORT', PETS_LISTEN_DEFAULTS.port);
+  const host = reader.string('PETS_HOST') ?? PETS_LISTEN_DEFAULTS.host;
   if (isIP(host) === 0 && !HOST_NAME.test(host)) reader.problem(`PETS_HOST must be an IP address or a host name, got "${host}"`);
   const database = readDatabaseSettings(reader);
   const shared = readSharedSettings(reader);
