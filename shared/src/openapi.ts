@@ -1,5 +1,6 @@
 import { ERROR_CODES } from './errors';
 import { PET_STATUSES } from './pets';
+import { PUBLIC_PATH_PREFIX } from './settings';
 
 /**
  * The interface description: the single source of the request rules.
@@ -23,6 +24,8 @@ export const TEXT_PATTERNS = {
    */
   noControlCharacters: '^[^\\u0000-\\u001F\\u007F]*$',
 } as const;
+
+const SERVING_SERVER_DESCRIPTION = 'This server (the one serving this document)';
 
 const rateLimitHeaderRefs = {
   'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
@@ -62,10 +65,12 @@ export const openApiDocument = {
       'Requests are limited per account with a per-minute window (60 s) and a per-day window (the calendar day in UTC); ' +
       'every response carries `X-RateLimit-*`, `RateLimit-Policy` and `RateLimit` headers describing the window with the fewest requests left.',
   },
+  // The server that serves the document comes first, so that "Try it out" on /docs calls it: `/v1`
+  // is relative to the document's own address (`interfaceDescriptionFor` puts PUBLIC_BASE_URL there).
   servers: [
+    { url: PUBLIC_PATH_PREFIX, description: SERVING_SERVER_DESCRIPTION },
     { url: 'https://api.animalstore.example/v1', description: 'Production' },
     { url: 'https://staging.api.animalstore.example/v1', description: 'Staging' },
-    { url: 'http://localhost:8080/v1', description: 'Local gateway (npm start)' },
   ],
   security: [{ bearerAuth: [] }],
   tags: [
@@ -260,6 +265,21 @@ export const openApiDocument = {
     },
   },
 } as const;
+
+export type InterfaceDescription = Omit<typeof openApiDocument, 'servers'> & {
+  readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>;
+};
+
+/**
+ * The document as a deployment serves it: first the serving server, at `PUBLIC_BASE_URL` when it
+ * is set (absolute, for tools that read the document from elsewhere), else the relative `/v1`;
+ * then production and staging.
+ */
+export function interfaceDescriptionFor(publicBaseUrl: string | undefined): InterfaceDescription {
+  if (publicBaseUrl === undefined) return openApiDocument;
+  const [, ...others] = openApiDocument.servers;
+  return { ...openApiDocument, servers: [{ url: publicBaseUrl, description: SERVING_SERVER_DESCRIPTION }, ...others] };
+}
 
 type Schemas = typeof openApiDocument.components.schemas;
 
