@@ -1,5 +1,4 @@
 import pino, { type Logger, type LevelWithSilent } from 'pino';
-import pretty from 'pino-pretty';
 
 /** Headers that carry credentials never reach a log line. */
 const REDACTED = [
@@ -32,9 +31,12 @@ export function logFormatOfStdout(production: boolean): LogFormat {
 
 /**
  * pino-pretty in this thread, writing synchronously: a development terminal needs no worker thread,
- * and a line is on screen before the process can exit.
+ * and a line is on screen before the process can exit. Loaded here, on first use, so that a process
+ * writing JSON (production, every test's child) never pays for loading it.
  */
 function prettyStream() {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a terminal reads the logs
+  const pretty = require('pino-pretty') as typeof import('pino-pretty');
   return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
 }
 
