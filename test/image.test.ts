@@ -7,8 +7,7 @@ import { ConfigError } from '../shared/src/env';
 import { loadGatewayConfig } from '../gateway/src/config';
 import { loadPetsConfig } from '../pets-service/src/config';
 import { replayDockerfile, type ReplayedImage } from './helpers/image-build';
-import { freePort } from './helpers/ports';
-import { ROOT, ServiceProcess } from './helpers/processes';
+import { ROOT, ServiceProcess, spawnOnFreePorts } from './helpers/processes';
 import { TEST_ADMIN_TOKEN, TEST_SECRET, createAccountWithKey } from './helpers/system';
 
 /**
@@ -72,27 +71,26 @@ describe('the Docker image, built from exactly what the Dockerfile copies', () =
   it('when the image\'s command and the pets-service start from what the image holds, in production, then both serve: a pet is created, the pages and their assets load', async () => {
     const pets = builtServices.find(([name]) => name === 'pets')?.[1];
     expect(pets?.command).toEqual(['node', 'dist/pets-service/src/main.js']);
-    const [petsPort, port, adminPort] = [await freePort(), await freePort(), await freePort()];
     const common = { ...image.env, INTERNAL_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'warn' };
     const started: ServiceProcess[] = [];
+    /** A command of the image, run from the image's folder (its WORKDIR), as the container would. */
+    const startFromImage = (file: string, env: Record<string, string>, readyUrl: string) => {
+      const child = ServiceProcess.spawn(path.join(image.imageDir, file), { ...common, ...env }, [], { cwd: image.imageDir });
+      started.push(child);
+      return child.ready(readyUrl);
+    };
     try {
-      const petsProcess = ServiceProcess.spawn(
-        path.join(image.imageDir, pets!.command![1]!),
-        { ...common, PETS_PORT: String(petsPort), PETS_DB_PATH: path.join(workspace, 'data', 'pets.db') },
-        [],
-        { cwd: image.imageDir },
-      );
-      started.push(petsProcess);
-      await petsProcess.ready(`http://127.0.0.1:${petsPort}/healthz`);
-
-      const gateway = ServiceProcess.spawn(
-        path.join(image.imageDir, image.command[1]!),
-        { ...common, PORT: String(port), ADMIN_PORT: String(adminPort), ADMIN_TOKEN: TEST_ADMIN_TOKEN, PETS_URL: `http://127.0.0.1:${petsPort}` },
-        [],
-        { cwd: image.imageDir },
-      );
-      started.push(gateway);
-      await gateway.ready(`http://127.0.0.1:${port}/healthz`);
+      const petsPort = await spawnOnFreePorts(1, async ([petsPort = 0]) => {
+        const env = { PETS_PORT: String(petsPort), PETS_DB_PATH: path.join(workspace, 'data', 'pets.db') };
+        await startFromImage(pets!.command![1]!, env, `http://127.0.0.1:${petsPort}/healthz`);
+        return petsPort;
+      });
+      const { port, adminPort, gateway } = await spawnOnFreePorts(2, async ([port = 0, adminPort = 0]) => {
+        const env = { PORT: String(port), ADMIN_PORT: String(adminPort), ADMIN_TOKEN: TEST_ADMIN_TOKEN, PETS_URL: `http://127.0.0.1:${petsPort}` };
+        const gateway = await startFromImage(image.command[1]!, env, `http://127.0.0.1:${port}/healthz`);
+        await gateway.ready(`http://127.0.0.1:${adminPort}/admin/plans`);
+        return { port, adminPort, gateway };
+      });
       expect(gateway.output).not.toMatch(/demo API key/); // production: nothing generated
 
       const { key } = await createAccountWithKey(`http://127.0.0.1:${adminPort}`, { plan: 'pro' });
