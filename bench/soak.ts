@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { createAccountWithKey } from '../test/helpers/system';
+import { createAccountWithKey } from '../tools/admin-client';
 import { measure } from './measure';
 import type { BenchOptions } from './options';
 import { alive, memory } from './proc';

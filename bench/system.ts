@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { signServiceToken } from '../shared/src/internal-token';
-import { freePort } from '../test/helpers/ports';
-import { TestRedis } from '../test/helpers/redis-server';
-import { TEST_ADMIN_TOKEN, TEST_SECRET, createAccountWithKey } from '../test/helpers/system';
+import { freePort } from '../tools/ports';
+import { TestRedis } from '../tools/redis-server';
+import { TEST_ADMIN_TOKEN, TEST_SECRET, createAccountWithKey } from '../tools/admin-client';
 import { LoadGenerator } from './load-protocol';
 import { BenchProcess, COMPILED } from './processes';
 

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { EnvReader, developmentSecret } from '../shared/src/env';
+import { petsAddressOf } from './pets-address';
 
 const root = path.resolve(__dirname, '..', '..');
 const env: NodeJS.ProcessEnv = { ...process.env };
@@ -12,6 +13,9 @@ if (!new EnvReader(env).production && !env.INTERNAL_JWT_SECRET) {
   // Both processes (and `npm run admin -- token`) read the same generated secret.
   env.INTERNAL_JWT_SECRET = developmentSecret(path.join(root, 'data', '.dev-internal-jwt-secret'));
 }
+// The gateway calls the pets-service started here (PETS_HOST/PETS_PORT), unless PETS_URL says otherwise.
+const pets = petsAddressOf(env);
+env.PETS_URL = pets.petsUrl;
 
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -47,7 +51,7 @@ function stop(exitCode: number): void {
 }
 
 async function waitForPets(): Promise<void> {
-  const url = `http://${env.PETS_HOST ?? '127.0.0.1'}:${env.PETS_PORT ?? '8082'}/healthz`;
+  const url = pets.healthUrl;
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline && !stopping) {
     try {

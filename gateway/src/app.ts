@@ -4,7 +4,7 @@ import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { ApiError, errorHandler, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
-import { openApiDocument } from '../../shared/src/openapi';
+import { interfaceDescriptionFor } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
@@ -26,7 +26,7 @@ import { createV1Handler } from './pipeline/v1-handler';
 import type { Forwarder } from './upstream/forwarder';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl'>;
   logger: Logger;
   /** Where the one line per request goes (default: `logger`). */
   accessLogger?: Logger;
@@ -76,7 +76,9 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
     if (lifecycle.draining) res.status(503).json({ status: 'draining', rateLimiter: limiter.mode });
     else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
   });
-  app.use('/docs', guardDocs, swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Animal Store API' }));
+  // /docs and /v1/openapi.json list this deployment first, so "Try it out" calls it.
+  const document = interfaceDescriptionFor(config.publicBaseUrl);
+  app.use('/docs', guardDocs, swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Animal Store API' }));
 
   // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
   if (portal) app.use('/portal', portal);
@@ -88,7 +90,7 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
     lookUpKey(keys, anonymousCharge(limits)),
     rateLimit(limits),
     // The interface description is public: rate limited like everything under /v1, but no key needed.
-    onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription, (x, next) => next(methodNotAllowed(x, 'GET, HEAD'))),
+    onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription(document), (x, next) => next(methodNotAllowed(x, 'GET, HEAD'))),
     requireKey,
     route,
     readBody({ timeoutMs: config.bodyTimeoutMs }),

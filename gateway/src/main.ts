@@ -5,7 +5,7 @@
 import cluster from 'node:cluster';
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
-import { createAccessLogger, createLogger } from '../../shared/src/logger';
+import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
 import type { AccountService } from './admin/account-service';
 import { loadGatewayConfig, redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { createGateway } from './gateway';
@@ -23,7 +23,8 @@ function serverTimeouts(config: GatewayConfig): ServerTimeouts {
 
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadGatewayConfig(process.env), 'gateway');
-  const logger = createLogger('gateway', config.logLevel);
+  const logFormat = logFormatOfStdout(config.production);
+  const logger = createLogger('gateway', config.logLevel, logFormat);
   if (config.workers > 1 && cluster.isPrimary) {
     runPrimary({
       workers: config.workers,
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
   const worker = cluster.isWorker;
   const gateway = await createGateway(config, {
     logger,
-    accessLogger: createAccessLogger('gateway', config.logLevel),
+    accessLogger: createAccessLogger('gateway', config.logLevel, logFormat),
     scrapeMetrics: worker ? scrapeThroughPrimary() : undefined,
   });
   if (worker) offerMetricsToPrimary(gateway.metrics.registry);

@@ -130,6 +130,12 @@ describe('admin CLI (compiled)', () => {
     expect(claims.exp - claims.iat).toBe(60);
   });
 
+  it.each([16, 31])('when INTERNAL_JWT_SECRET has %i characters (both services refuse it), then the token command refuses it too: exit 2 naming the variable and the minimum', async (length) => {
+    const run = await cli(['token', '--service', 'billing'], { INTERNAL_JWT_SECRET: 's'.repeat(length) });
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(run.stderr).toContain('INTERNAL_JWT_SECRET must be at least 32 characters long');
+  });
+
   it('when the API refuses, then "error: <code>: <message>" on stderr and exit 1', async () => {
     const missing = await cli(['accounts', 'show', 'acct_AAAAAAAAAAAAAAAAAAAA']);
     expect(missing).toMatchObject({ code: 1, stdout: '' });

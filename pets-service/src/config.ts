@@ -37,13 +37,18 @@ export interface PetsConfig extends SharedSettings {
   readonly database: DatabaseSettings;
 }
 
+/** Where the pets-service listens unless PETS_HOST / PETS_PORT say otherwise (`npm start` derives PETS_URL from the same). */
+export const PETS_LISTEN_DEFAULTS = { host: '127.0.0.1', port: 8082 } as const;
+
+const SQLITE_IN_MEMORY = ':memory:';
+
 export const POSTGRES_DEFAULTS = { poolSize: 10, connectTimeoutMs: 2_000, statementTimeoutMs: 3_000 } as const;
 
 /** Reads and checks the whole environment once; throws a ConfigError naming every bad variable. */
 export function loadPetsConfig(env: NodeJS.ProcessEnv): PetsConfig {
   const reader = new EnvReader(env);
-  const port = reader.port('PETS_PORT', 8082);
-  const host = reader.string('PETS_HOST') ?? '127.0.0.1';
+  const port = reader.port('PETS_PORT', PETS_LISTEN_DEFAULTS.port);
+  const host = reader.string('PETS_HOST') ?? PETS_LISTEN_DEFAULTS.host;
   if (isIP(host) === 0 && !HOST_NAME.test(host)) reader.problem(`PETS_HOST must be an IP address or a host name, got "${host}"`);
   const database = readDatabaseSettings(reader);
   const shared = readSharedSettings(reader);
@@ -69,7 +74,14 @@ function readDatabaseSettings(reader: EnvReader): DatabaseSettings {
   const poolSize = reader.integer('DATABASE_POOL_SIZE', POSTGRES_DEFAULTS.poolSize, { min: 1, max: 1_000 });
   const connectTimeoutMs = reader.integer('DATABASE_CONNECT_TIMEOUT_MS', POSTGRES_DEFAULTS.connectTimeoutMs, { min: 100, max: 60_000 });
   const statementTimeoutMs = reader.integer('DATABASE_STATEMENT_TIMEOUT_MS', POSTGRES_DEFAULTS.statementTimeoutMs, { min: 100, max: 600_000 });
-  if (url === undefined) return { engine: 'sqlite', file: path.resolve(file ?? path.join('data', 'pets.db')) };
+  if (url === undefined) {
+    // SQLite's in-memory name: pets lost at every stop and invisible to a second process, which is no
+    // place for a store that acknowledges writes. Resolved as a path, it would be a file named ":memory:".
+    if (file?.trim() === SQLITE_IN_MEMORY) {
+      reader.problem(`PETS_DB_PATH=":memory:" is not offered: the pets would be lost at every stop; give a file path (default data/pets.db)`);
+    }
+    return { engine: 'sqlite', file: path.resolve(file ?? path.join('data', 'pets.db')) };
+  }
   // Both set is a deployment that believes its pets are in one place while they go to the other.
   if (file !== undefined) reader.problem('PETS_DB_PATH and DATABASE_URL are both set: the pets live in one database; unset one of them');
   return { engine: 'postgres', url, poolSize, connectTimeoutMs, statementTimeoutMs };

@@ -1,6 +1,6 @@
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
-import { createAccessLogger, createLogger } from '../../shared/src/logger';
+import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
 import { describeDatabase, loadPetsConfig } from './config';
 import { createPetsService } from './service';
 
@@ -13,7 +13,8 @@ const TIMEOUTS: ServerTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 3
 
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadPetsConfig(process.env), 'pets-service');
-  const logger = createLogger('pets-service', config.logLevel);
+  const logFormat = logFormatOfStdout(config.production);
+  const logger = createLogger('pets-service', config.logLevel, logFormat);
   if (config.internalJwtSecretGenerated) {
     logger.warn('INTERNAL_JWT_SECRET is not set: using the generated development secret shared with the local gateway');
   }
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   const database = describeDatabase(config.database);
   let pets: Awaited<ReturnType<typeof createPetsService>>;
   try {
-    pets = await createPetsService(config, { logger, accessLogger: createAccessLogger('pets-service', config.logLevel) });
+    pets = await createPetsService(config, { logger, accessLogger: createAccessLogger('pets-service', config.logLevel, logFormat) });
   } catch (error) {
     logger.fatal({ err: error, database }, 'pets-service cannot open its database');
     process.exit(1);

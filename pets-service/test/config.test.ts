@@ -154,6 +154,18 @@ describe('pets-service configuration', () => {
     ]);
   });
 
+  it.each([':memory:', ' :memory: '])('when PETS_DB_PATH is %j (SQLite\'s in-memory name), then the start is refused naming PETS_DB_PATH, and no file of that name appears', (value) => {
+    const previous = process.cwd();
+    process.chdir(dir);
+    try {
+      expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PETS_DB_PATH: value })).toEqual([expect.stringMatching(/^PETS_DB_PATH=":memory:" .*file path/)]);
+      expect(existsSync(path.join(dir, ':memory:'))).toBe(false);
+      expect(existsSync(path.join(dir, ' :memory: '))).toBe(false);
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
   it('when the database folder cannot be created, then PETS_DB_PATH is named', () => {
     const blocked = path.join(__filename, 'inside-a-file', 'pets.db');
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PETS_DB_PATH: blocked })).toEqual([expect.stringMatching(/^PETS_DB_PATH/)]);

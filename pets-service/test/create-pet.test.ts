@@ -159,6 +159,37 @@ describeEachEngine('POST /pets', (engine) => {
     });
   });
 
+  describe('POST /pets with control characters in the name', () => {
+    it.each([
+      ['only a NUL', '\u0000'],
+      ['a NUL inside', 'Re\u0000x'],
+      ['a tab', 'Rex\tthe dog'],
+      ['a line feed', 'Rex\n'],
+      ['an escape', '\u001b[31mRex'],
+      ['U+001F', 'Rex\u001f'],
+      ['DEL (U+007F)', 'Rex\u007f'],
+    ])('when the name holds %s, then 400 invalid_body names name and control characters, and nothing is stored', async (_case, name) => {
+      const before = await storedCount();
+      const res = await postJson({ name, categoryId: 1 });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ code: 'invalid_body', status: 400, message: 'name must not contain control characters (U+0000–U+001F, U+007F).' });
+      expect(await storedCount()).toBe(before);
+    });
+
+    it('when the NUL is sent as raw JSON escape text, then it is refused the same way', async () => {
+      const res = await post('{"name":"\\u0000","categoryId":1}');
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/^name must not contain control characters/);
+    });
+
+    it('when the name holds characters just past the control ranges, then they are stored exactly', async () => {
+      const name = 'Rex \u0080\u00a0\u2028 é';
+      const res = await postJson({ name, categoryId: 1 });
+      expect(res.status).toBe(201);
+      expect(res.body.name).toBe(name);
+    });
+  });
+
   describe('POST /pets with text that is not Unicode', () => {
     it('when the name holds a lone surrogate, then 400 invalid_body and nothing is stored', async () => {
       const before = await storedCount();

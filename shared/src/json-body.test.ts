@@ -23,3 +23,15 @@ describe('parseJsonBody', () => {
     expect(parseJsonBody(Buffer.from('[[[[[[[[[[1]]]]]]]]]]'), 'a value')).toEqual([[[[[[[[[[1]]]]]]]]]]);
   });
 });
+
+describe('parseJsonBody and text that is not Unicode', () => {
+  it('when a field holds a lone surrogate, then 400 invalid_body names the field', () => {
+    expect(refusal('{"name":"\\ud800","categoryId":1}')).toEqual({ code: 'invalid_body', message: 'name holds a string that is not valid Unicode (a lone surrogate).' });
+    expect(refusal('{"categoryId":1,"name":"Rex\\udfff"}')).toEqual({ code: 'invalid_body', message: 'name holds a string that is not valid Unicode (a lone surrogate).' });
+  });
+
+  it('when the body itself or a field name is a lone surrogate, then 400 invalid_body says it of the body', () => {
+    expect(refusal('"\\ud800"')).toEqual({ code: 'invalid_body', message: 'The request body holds a string that is not valid Unicode (a lone surrogate).' });
+    expect(refusal('{"\\ud800":1}')).toEqual({ code: 'invalid_body', message: 'The request body holds a string that is not valid Unicode (a lone surrogate).' });
+  });
+});

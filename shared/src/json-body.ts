@@ -48,12 +48,13 @@ export function parseJsonBody(raw: unknown, expected = 'a JSON object'): unknown
     throw new ApiError('malformed_json', 'The request body is not valid UTF-8.');
   }
   if (text.trim() === '') throw new ApiError('invalid_body', `A request body is required: ${expected}.`);
-  let wellFormed = true;
+  /** Where the first lone surrogate was: a field name, or '' for the body itself. */
+  let notUnicodeAt: string | undefined;
   let value: unknown;
   try {
     // JSON escapes can spell a lone surrogate ("\ud800"): not a Unicode character, and stored it would turn into U+FFFD.
     value = JSON.parse(text, (key, item: unknown) => {
-      if (LONE_SURROGATE.test(key) || (typeof item === 'string' && LONE_SURROGATE.test(item))) wellFormed = false;
+      if (notUnicodeAt === undefined && (LONE_SURROGATE.test(key) || (typeof item === 'string' && LONE_SURROGATE.test(item)))) notUnicodeAt = key;
       return item;
     });
   } catch (error) {
@@ -62,7 +63,11 @@ export function parseJsonBody(raw: unknown, expected = 'a JSON object'): unknown
     if ((error as Error).name === 'RangeError') throw new ApiError('invalid_body', 'The request body nests arrays or objects too deeply.');
     throw new ApiError('malformed_json', 'The request body is not valid JSON.');
   }
-  if (!wellFormed) throw new ApiError('invalid_body', 'The request body holds a string that is not valid Unicode (a lone surrogate).');
+  if (notUnicodeAt !== undefined) {
+    // The reviver sees names, not paths: enough for this interface's flat bodies.
+    const where = notUnicodeAt === '' || LONE_SURROGATE.test(notUnicodeAt) ? 'The request body' : notUnicodeAt;
+    throw new ApiError('invalid_body', `${where} holds a string that is not valid Unicode (a lone surrogate).`);
+  }
   return value;
 }
 

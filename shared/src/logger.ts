@@ -10,8 +10,39 @@ const REDACTED = [
   'res.headers["set-cookie"]',
 ];
 
-export function createLogger(name: string, level: LevelWithSilent | string = 'info'): Logger {
-  return pino({ name, level, redact: { paths: REDACTED, censor: '[redacted]' } });
+/**
+ * How log lines are written: `json`, one object per line, for collectors, files and pipes; `pretty`,
+ * coloured human-readable lines (pino-pretty), for a person reading a terminal.
+ */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * Pretty only for a person at a terminal outside production: a production process writes JSON even
+ * on a terminal (what it writes may be collected), and output sent to a pipe or a file stays JSON.
+ */
+export function logFormatFor({ production, terminal }: { production: boolean; terminal: boolean }): LogFormat {
+  return !production && terminal ? 'pretty' : 'json';
+}
+
+/** The format for this process's standard output (`main.ts` of each service). */
+export function logFormatOfStdout(production: boolean): LogFormat {
+  return logFormatFor({ production, terminal: process.stdout.isTTY === true });
+}
+
+/**
+ * pino-pretty in this thread, writing synchronously: a development terminal needs no worker thread,
+ * and a line is on screen before the process can exit. Loaded here, on first use, so that a process
+ * writing JSON (production, every test's child) never pays for loading it.
+ */
+function prettyStream() {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a terminal reads the logs
+  const pretty = require('pino-pretty') as typeof import('pino-pretty');
+  return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+export function createLogger(name: string, level: LevelWithSilent | string = 'info', format: LogFormat = 'json'): Logger {
+  const options = { name, level, redact: { paths: REDACTED, censor: '[redacted]' } };
+  return format === 'pretty' ? pino(options, prettyStream()) : pino(options);
 }
 
 export type { Logger };
@@ -24,9 +55,11 @@ const ACCESS_LOG_FLUSH_MS = 500;
  * synchronous write per line (pino's default) costs a system call per request. Lines are buffered
  * (written when 8 KiB have gathered, or every half second) and the buffer is written synchronously
  * when the process exits, so nothing is lost on a normal stop. Other log lines stay synchronous:
- * a warning or an error is written at once.
+ * a warning or an error is written at once. On a development terminal (`pretty`) nothing is
+ * buffered: a person is reading, and the cost does not matter there.
  */
-export function createAccessLogger(name: string, level: LevelWithSilent | string = 'info'): Logger {
+export function createAccessLogger(name: string, level: LevelWithSilent | string = 'info', format: LogFormat = 'json'): Logger {
+  if (format === 'pretty') return pino({ name, level }, prettyStream());
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
   const flush = () => {
     try {

@@ -1,5 +1,6 @@
 import { ERROR_CODES } from './errors';
 import { PET_STATUSES } from './pets';
+import { PUBLIC_PATH_PREFIX } from './settings';
 
 /**
  * The interface description: the single source of the request rules.
@@ -9,6 +10,22 @@ import { PET_STATUSES } from './pets';
 export const PAGE_SIZE = { minimum: 1, maximum: 100, default: 20 } as const;
 export const MAX_CATEGORY_ID = Number.MAX_SAFE_INTEGER;
 
+/**
+ * The rules of free text, as JSON Schema patterns (ECMA-262, matched by ajv with the `u` flag).
+ * `validation.ts` words each refusal from the pattern that failed, so a pattern is stated here once.
+ */
+export const TEXT_PATTERNS = {
+  /** At least one character that is not white space. */
+  notBlank: '\\S',
+  /**
+   * No C0 control character (U+0000–U+001F) and no DEL (U+007F): PostgreSQL's text refuses U+0000
+   * (a 500 rather than a 400), and the others break logs, terminals and CSV exports. Refused the
+   * same way whatever the database.
+   */
+  noControlCharacters: '^[^\\u0000-\\u001F\\u007F]*$',
+} as const;
+
+const SERVING_SERVER_DESCRIPTION = 'This server (the one serving this document)';
 
 const rateLimitHeaderRefs = {
   'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
@@ -48,10 +65,12 @@ export const openApiDocument = {
       'Requests are limited per account with a per-minute window (60 s) and a per-day window (the calendar day in UTC); ' +
       'every response carries `X-RateLimit-*`, `RateLimit-Policy` and `RateLimit` headers describing the window with the fewest requests left.',
   },
+  // The server that serves the document comes first, so that "Try it out" on /docs calls it: `/v1`
+  // is relative to the document's own address (`interfaceDescriptionFor` puts PUBLIC_BASE_URL there).
   servers: [
+    { url: PUBLIC_PATH_PREFIX, description: SERVING_SERVER_DESCRIPTION },
     { url: 'https://api.animalstore.example/v1', description: 'Production' },
     { url: 'https://staging.api.animalstore.example/v1', description: 'Staging' },
-    { url: 'http://localhost:8080/v1', description: 'Local gateway (npm start)' },
   ],
   security: [{ bearerAuth: [] }],
   tags: [
@@ -206,8 +225,11 @@ export const openApiDocument = {
             type: 'string',
             minLength: 1,
             maxLength: 100,
-            pattern: '\\S',
-            description: 'The animal\'s name: 1–100 Unicode characters, not only white space.',
+            pattern: TEXT_PATTERNS.notBlank,
+            // A second pattern needs its own subschema; ajv checks it before the length rules.
+            allOf: [{ pattern: TEXT_PATTERNS.noControlCharacters }],
+            description:
+              'The animal\'s name: 1–100 Unicode characters, not only white space, without control characters (U+0000–U+001F, U+007F).',
           },
           categoryId: {
             type: 'integer',
@@ -243,6 +265,21 @@ export const openApiDocument = {
     },
   },
 } as const;
+
+export type InterfaceDescription = Omit<typeof openApiDocument, 'servers'> & {
+  readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>;
+};
+
+/**
+ * The document as a deployment serves it: first the serving server, at `PUBLIC_BASE_URL` when it
+ * is set (absolute, for tools that read the document from elsewhere), else the relative `/v1`;
+ * then production and staging.
+ */
+export function interfaceDescriptionFor(publicBaseUrl: string | undefined): InterfaceDescription {
+  if (publicBaseUrl === undefined) return openApiDocument;
+  const [, ...others] = openApiDocument.servers;
+  return { ...openApiDocument, servers: [{ url: publicBaseUrl, description: SERVING_SERVER_DESCRIPTION }, ...others] };
+}
 
 type Schemas = typeof openApiDocument.components.schemas;
 

@@ -29,8 +29,17 @@ export interface SharedSettings {
   readonly apiEnvironment: ApiEnvironment;
 }
 
+/**
+ * `INTERNAL_JWT_SECRET`, by the one rule every reader applies (both services and the CLI's `token`):
+ * required in production, at least INTERNAL_JWT_SECRET_MIN_LENGTH characters, elsewhere the shared
+ * generated development secret when unset.
+ */
+export function readInternalJwtSecret(read: EnvReader): { value: string; generated: boolean } {
+  return read.secret('INTERNAL_JWT_SECRET', () => developmentSecret(), INTERNAL_JWT_SECRET_MIN_LENGTH);
+}
+
 export function readSharedSettings(read: EnvReader): SharedSettings {
-  const secret = read.secret('INTERNAL_JWT_SECRET', () => developmentSecret(), INTERNAL_JWT_SECRET_MIN_LENGTH);
+  const secret = readInternalJwtSecret(read);
   return {
     nodeEnv: read.nodeEnv,
     production: read.production,

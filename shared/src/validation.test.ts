@@ -33,6 +33,18 @@ describe('NewPet schema taken from the interface description', () => {
     expect(messageOf([])).toBe('body must be a JSON object.');
   });
 
+  it('when the name holds a control character, then the message names the field and the characters refused', () => {
+    for (const name of ['\u0000', 'Rex\u0000', 'a\tb', 'Rex\u007f', '\u001f']) {
+      expect(messageOf({ name, categoryId: 1 })).toBe('name must not contain control characters (U+0000–U+001F, U+007F).');
+    }
+    expect(validateNewPet({ name: 'Rex \u0080\u00a0', categoryId: 1 }).name).toBe('Rex \u0080\u00a0');
+  });
+
+  it('when a pattern has no wording of its own, then the message quotes it', () => {
+    const validateCode = createValidator<string>({ type: 'string', pattern: '^[A-Z]+$' }, 'invalid_parameter', 'code');
+    expect(() => validateCode('abc')).toThrow('code must match the pattern ^[A-Z]+$.');
+  });
+
   it('when the name has 100 characters outside the basic plane, then it is accepted (code points, not UTF-16 units)', () => {
     expect(validateNewPet({ name: '🐶'.repeat(100), categoryId: 1 }).name).toHaveLength(200);
     expect(messageOf({ name: '🐶'.repeat(101), categoryId: 1 })).toBe('name must have at most 100 characters.');

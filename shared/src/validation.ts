@@ -1,6 +1,6 @@
 import Ajv2020, { type ErrorObject, type AnySchema } from 'ajv/dist/2020';
 import { ApiError, type ErrorCode } from './errors';
-import { openApiDocument } from './openapi';
+import { openApiDocument, TEXT_PATTERNS } from './openapi';
 
 /**
  * One JSON Schema validator for the whole project. The interface description is registered
@@ -22,6 +22,12 @@ export function schemaOf(component: string): AnySchema {
 export function parameterSchemaOf(parameter: string): AnySchema {
   return { $ref: `${DOCUMENT_ID}#/components/parameters/${parameter}/schema` };
 }
+
+/** What each text pattern of the document asks for, in the words of a refusal. */
+const PATTERN_RULES: Readonly<Record<string, string>> = {
+  [TEXT_PATTERNS.notBlank]: 'must not be empty or only white space',
+  [TEXT_PATTERNS.noControlCharacters]: 'must not contain control characters (U+0000–U+001F, U+007F)',
+};
 
 /** Turns the first schema violation into a sentence that names the field. */
 export function describeViolation(error: ErrorObject, subject: string): string {
@@ -50,7 +56,7 @@ export function describeViolation(error: ErrorObject, subject: string): string {
     case 'maxLength':
       return `${field} must have at most ${String(p.limit)} characters.`;
     case 'pattern':
-      return `${field} must not be empty or only white space.`;
+      return `${field} ${PATTERN_RULES[String(p.pattern)] ?? `must match the pattern ${String(p.pattern)}`}.`;
     default:
       return `${field} ${error.message ?? 'is invalid'}.`;
   }

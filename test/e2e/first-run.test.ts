@@ -11,13 +11,13 @@ describe('first run: npm start with nothing configured', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('when started, then both processes run, a demo key and a curl line are printed, and the key works; SIGTERM stops both', async () => {
+  it('when started on other ports, then both processes run, a demo key and a curl line are printed, and the key works through the gateway; SIGTERM stops both', async () => {
     const [port, adminPort, petsPort] = [await freePort(), await freePort(), await freePort()];
+    // No PETS_URL: the gateway must call the pets-service npm start put on PETS_PORT, not the default 8082.
     const system = ServiceProcess.spawn(COMPILED.start, {
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
       PETS_PORT: String(petsPort),
-      PETS_URL: `http://127.0.0.1:${petsPort}`,
       PETS_DB_PATH: path.join(dir, 'pets.db'),
     });
     try {

@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { COMPILED, ProcessExitedEarly, ServiceProcess, listensOn } from '../helpers/processes';
@@ -11,13 +13,16 @@ import { freePort } from '../helpers/ports';
  */
 let squatter: Server;
 let squattedPort: number;
+let dataDir: string;
 
 beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'process-readiness-'));
   squatter = createServer((_req, res) => res.end('not the service'));
   await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
   squattedPort = (squatter.address() as AddressInfo).port;
 });
 afterAll(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
   await new Promise((resolve) => squatter.close(resolve));
 });
 
@@ -27,7 +32,7 @@ const onLinux = existsSync('/proc/net/tcp') ? describe : describe.skip;
 
 onLinux('ServiceProcess.ready', () => {
   it('when another process already answers on the service\'s port, then ready fails with the service\'s EADDRINUSE, not success', async () => {
-    const pets = ServiceProcess.spawn(COMPILED.pets, { PETS_PORT: String(squattedPort), PETS_DB_PATH: ':memory:', INTERNAL_JWT_SECRET: 'test-internal-secret-0123456789abcdef' });
+    const pets = ServiceProcess.spawn(COMPILED.pets, { PETS_PORT: String(squattedPort), PETS_DB_PATH: path.join(dataDir, 'pets.db'), INTERNAL_JWT_SECRET: 'test-internal-secret-0123456789abcdef' });
     try {
       const outcome = await pets.ready(`http://127.0.0.1:${squattedPort}/healthz`).then(
         () => 'ready',
@@ -42,7 +47,7 @@ onLinux('ServiceProcess.ready', () => {
 
   it('when the service itself listens, then ready succeeds and the socket is found among its own', async () => {
     const port = await freePort();
-    const pets = ServiceProcess.spawn(COMPILED.pets, { PETS_PORT: String(port), PETS_DB_PATH: ':memory:', INTERNAL_JWT_SECRET: 'test-internal-secret-0123456789abcdef' });
+    const pets = ServiceProcess.spawn(COMPILED.pets, { PETS_PORT: String(port), PETS_DB_PATH: path.join(dataDir, 'pets.db'), INTERNAL_JWT_SECRET: 'test-internal-secret-0123456789abcdef' });
     try {
       await pets.ready(`http://127.0.0.1:${port}/healthz`);
       expect(listensOn(pets.child.pid, port)).toBe(true);

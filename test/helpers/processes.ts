@@ -49,9 +49,10 @@ export class ServiceProcess {
     this.exitPromise = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  static spawn(script: string, env: Record<string, string | undefined>, args: string[] = []): ServiceProcess {
+  /** `cwd`: the working folder (default the repository root), e.g. a copy of what the image holds. */
+  static spawn(script: string, env: Record<string, string | undefined>, args: string[] = [], { cwd = ROOT }: { cwd?: string } = {}): ServiceProcess {
     const child = spawn(process.execPath, [script, ...args], {
-      cwd: ROOT,
+      cwd,
       env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -79,7 +80,11 @@ export class ServiceProcess {
         if (!listensOn(this.child.pid, port)) throw new Error('another process answers on this port');
         return this;
       } catch {
-        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${url}\n${this.output}`);
+        if (Date.now() > deadline) {
+          // The caller never gets a handle to stop: a process left running would outlive the test run.
+          this.child.kill('SIGKILL');
+          throw new Error(`timed out after ${timeoutMs} ms waiting for ${url}\n${this.output}`);
+        }
         await sleep(25);
       }
     }

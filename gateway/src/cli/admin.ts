@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, EnvReader, developmentSecret } from '../../../shared/src/env';
+import { ConfigError, EnvReader } from '../../../shared/src/env';
+import { readInternalJwtSecret } from '../../../shared/src/settings';
 import { MAX_TOKEN_LIFETIME_SECONDS, signServiceToken } from '../../../shared/src/internal-token';
 import { auditChange, formatTime, renderTable, shareOf, type Column } from './table';
 
@@ -462,7 +463,7 @@ async function signToken({ values, env, io }: Context): Promise<number> {
     throw new UsageError(`--ttl must be an integer from 1 to ${MAX_TOKEN_LIFETIME_SECONDS}, got "${ttlRaw}"`);
   }
   const reader = new EnvReader(env as NodeJS.ProcessEnv);
-  const secret = reader.secret('INTERNAL_JWT_SECRET', () => developmentSecret());
+  const secret = readInternalJwtSecret(reader);
   try {
     reader.finish();
   } catch (error) {

@@ -1,10 +1,12 @@
-import { openApiDocument } from '../../../shared/src/openapi';
+import type { InterfaceDescription } from '../../../shared/src/openapi';
 import { sendJsonText } from '../../../shared/src/json-response';
 import type { Stage } from './exchange';
 
-// Serialised once: the document never changes while the process runs.
-const body = JSON.stringify(openApiDocument);
-
-export const serveInterfaceDescription: Stage = (x) => {
-  sendJsonText(x.res, 200, body);
-};
+/** GET /v1/openapi.json: the document this deployment serves (see `interfaceDescriptionFor`). */
+export function serveInterfaceDescription(document: InterfaceDescription): Stage {
+  // Serialised once: the document never changes while the process runs.
+  const body = JSON.stringify(document);
+  return (x) => {
+    sendJsonText(x.res, 200, body);
+  };
+}

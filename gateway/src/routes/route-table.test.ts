@@ -21,12 +21,15 @@ describe('the route table', () => {
     expect(ROUTES.match('DELETE', '/pets/1')).toMatchObject({ kind: 'path', operation: undefined, path: { allow: 'GET, HEAD' } });
   });
 
-  it('when a path is under the store section, then it is not implemented whatever the method; the documented one too', () => {
-    expect(ROUTES.match('GET', '/store/orders')).toMatchObject({ kind: 'path', operation: { notImplemented: true } });
-    expect(ROUTES.match('POST', '/store/orders/7')).toEqual({ kind: 'not-implemented', section: '/store' });
-    expect(ROUTES.match('GET', '/store')).toEqual({ kind: 'not-implemented', section: '/store' });
-    expect(ROUTES.match('GET', '/storefront')).toEqual({ kind: 'unknown' });
-  });
+  it.each(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND'])(
+    'when %s asks for a path under the store section, documented or not, then it is not implemented (501, never 405)',
+    (method) => {
+      for (const path of ['/store/orders', '/store/orders/', '/store/orders/7', '/store', '/store/inventory']) {
+        expect(ROUTES.match(method, path)).toEqual({ kind: 'not-implemented', section: '/store' });
+      }
+      expect(ROUTES.match(method, '/storefront')).toEqual({ kind: 'unknown' });
+    },
+  );
 
   it('when the case differs or the path is unknown, then nothing matches', () => {
     expect(ROUTES.match('GET', '/PETS')).toEqual({ kind: 'unknown' });

@@ -7,8 +7,9 @@ import { openApiDocument } from '../../../shared/src/openapi';
  *
  * Two extensions of the document drive what the gateway answers itself:
  * - `x-not-implemented: true` on an operation: answered 501 `not_implemented`;
- * - `x-path-prefix` with `x-not-implemented: true` on a tag: every other path under that prefix
- *   (`/store/…`) is answered 501 too, whatever the method, as the contract says for `/v1/store/*`.
+ * - `x-path-prefix` with `x-not-implemented: true` on a tag: every path under that prefix
+ *   (`/store/…`), documented or not, is answered 501, whatever the method, as the contract says for
+ *   `/v1/store/*`.
  */
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -94,13 +95,16 @@ export function routeTableOf(document: { paths: object; tags?: readonly object[]
         if (raw.at(-1) === '') raw.pop();
         return { kind: 'bad-path', reason: checked, path: paths.find((path) => matchSegments(path.segments, raw)) };
       }
+      // A section not implemented yet answers 501 whatever the method, before any documented path
+      // of it can answer 405 (`POST /store/orders` where only GET is documented).
+      const joined = `/${checked.join('/')}`;
+      const section = notImplementedPrefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
+      if (section) return { kind: 'not-implemented', section };
       for (const path of paths) {
         const values = matchSegments(path.segments, checked);
         if (values) return { kind: 'path', path, operation: path.operations.get(method), forwardPath: buildPath(path.segments, values) };
       }
-      const joined = `/${checked.join('/')}`;
-      const section = notImplementedPrefixes.find((prefix) => joined === prefix || joined.startsWith(`${prefix}/`));
-      return section ? { kind: 'not-implemented', section } : { kind: 'unknown' };
+      return { kind: 'unknown' };
     },
   };
 }
