@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { maskUrlCredentials } from './redact';
 
 /**
  * Reads environment variables and collects every problem, so a misconfigured
@@ -68,7 +69,8 @@ export class EnvReader {
       if (!protocols.includes(url.protocol)) throw new Error('protocol');
       return raw;
     } catch {
-      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${raw}"`);
+      // The value may hold a password: the message never does.
+      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${maskUrlCredentials(raw)}"`);
       return fallback;
     }
   }
@@ -86,7 +88,7 @@ export class EnvReader {
       }
     });
     if (invalid.length > 0) {
-      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map((e) => `"${e}"`).join(', ')} is not one`);
+      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map((e) => `"${maskUrlCredentials(e)}"`).join(', ')} is not one`);
       return fallback;
     }
     return entries;
