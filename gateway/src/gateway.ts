@@ -8,6 +8,7 @@ import type { AccountStore } from './accounts/types';
 import { AccountService } from './admin/account-service';
 import { createAdminApp } from './admin/app';
 import { OpsReports } from './admin/reports';
+import { TOKEN_FAILURE_POLICY, TokenFailures } from './admin/token-failures';
 import { MemoryAuditLog, type AuditLog } from './audit/audit-log';
 import { RedisAuditLog } from './audit/redis-audit-log';
 import { KeyUseRecorder } from './usage/key-use';
@@ -131,6 +132,9 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       service: accounts,
       reports: new OpsReports({ store, board: usage, audit }),
       adminTokens: config.adminTokens,
+      adminHost: config.adminHost,
+      allowedHosts: config.adminAllowedHosts,
+      tokenFailures: new TokenFailures(TOKEN_FAILURE_POLICY, config.anonIpv6PrefixLength),
       logger,
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
     }),
