@@ -197,6 +197,44 @@ describe('sign-up', () => {
     if (typeof fields.email === 'string' && fields.email) expect(response.text).toContain(`value="${fields.email}"`);
   });
 
+  it('when someone signs up with a look-alike of a taken email (full-width letters, a trailing dot), then it is the same address: refused as taken', async () => {
+    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { signUpPerEmail: { points: 100, durationSeconds: 3_600 } } });
+    expect((await visitor(g).signUp('victim@example.com')).status).toBe(303);
+    for (const lookAlike of ['\uff56ictim@example.com', 'victim@example.com.', 'VICTIM@EXAMPLE.COM.', 'victim\uff20example.com']) {
+      const response = await visitor(g).signUp(lookAlike);
+      expect(response.status).toBe(409);
+    }
+    // And it logs in under any of those spellings.
+    expect((await visitor(g).logIn('\uff56ictim@example.com.')).status).toBe(303);
+  });
+
+  it.each([
+    ['a zero-width space', 'vic\u200btim@example.com'],
+    ['a soft hyphen', 'vic\u00adtim@example.com'],
+    ['a right-to-left override', 'victim@\u202emoc.elpmaxe'],
+  ])('when someone signs up with an email holding %s, then it is refused, not a second account that prints like the first', async (_what, email) => {
+    const response = await visitor().signUp(email);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('invisible formatting character');
+  });
+
+  it('when an email has an internationalised domain, then the account keeps it in its ASCII (punycode) form', async () => {
+    const browser = visitor();
+    expect((await browser.signUp('Ann@B\u00fccher.example')).status).toBe(303);
+    expect((await browser.get('/portal')).text).toContain('<span class="who">ann@xn--bcher-kva.example</span>');
+  });
+
+  it.each([
+    ['one character repeated', 'aaaaaaaaaa', 'too easy to guess'],
+    ['ten spaces', ' '.repeat(10), 'only spaces or invisible characters'],
+    ['a common password from the list', 'qwertyuiop', 'one of the most common'],
+    ['a common password with swaps', 'P@ssw0rd123', 'one of the most common'],
+  ])('when sign-up gets %s as the password, then it is refused saying why', async (_what, password, message) => {
+    const response = await visitor().signUp(newEmail(), password);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain(message);
+  });
+
   it('when an email holds markup, then it comes back escaped, never as markup', async () => {
     const browser = visitor();
     const response = await browser.post('/portal/signup', { _csrf: await browser.tokenFrom('/portal/signup'), email: '"><script>alert(1)</script>', password: 'x' });
@@ -592,6 +630,17 @@ describe('with Redis', () => {
     gateways.splice(gateways.indexOf(onRedis), 1);
     await onRedis.close();
     await redis.stop();
+  });
+
+  it('when an account was signed up before emails were normalised (stored under its old form), then it still logs in', async () => {
+    const { email } = await signedUp(onRedis);
+    // What sign-up used to store for "ｌegacy…@example.com": the full-width letter as typed.
+    const oldForm = `\uff4c${email}`;
+    await redis.command('RENAME', `{gw}:portal:login:${email}`, `{gw}:portal:login:${oldForm}`);
+    expect((await visitor(onRedis).logIn(email)).status).toBe(401);
+    const browser = visitor(onRedis);
+    expect((await browser.logIn(oldForm)).status).toBe(303);
+    expect((await browser.get('/portal')).text).toContain('data-plan="free"');
   });
 
   it('when the portal runs on Redis, then sessions and log-ins live there; while Redis is away, pages say so with a 503, never a 500', async () => {

@@ -6,7 +6,7 @@ import { KEY_ID_PATTERN } from '../keys/api-key';
 import { clientSubject } from '../limits/client-subject';
 import type { DailyCount, Limiter, WindowName } from '../limits/types';
 import type { AttemptKind, AttemptLimits } from './attempt-limits';
-import { checkEmail, checkNewPassword } from './credential-rules';
+import { checkEmail, checkNewPassword, logInEmails } from './credential-rules';
 import type { DeviceCookies } from './device-cookies';
 import type { PasswordHasher } from './passwords';
 import type { ActiveSession, Sessions } from './sessions';
@@ -136,9 +136,9 @@ export class PortalService {
    */
   async logIn({ email: rawEmail, password, ip, device }: Credentials): Promise<StartedSession> {
     if (rawEmail.trim() === '' || password === '') throw new PortalRefusal(400, 'Enter your email address and your password.');
-    const checked = checkEmail(rawEmail);
-    if (!checked.ok) throw new PortalRefusal(400, checked.message);
-    const email = checked.value;
+    // The canonical form first; an account made before it existed is found under its old form.
+    const forms = valid(logInEmails(rawEmail));
+    const email = forms[0]!;
     const address = this.addressOf(ip);
     const deviceId = this.deps.devices.verify(device, email);
 
@@ -162,7 +162,8 @@ export class PortalService {
 
     let accountId: string | undefined;
     try {
-      const credential = await this.deps.store.findCredential(email);
+      let credential = null;
+      for (const form of forms) if (!credential) credential = await this.deps.store.findCredential(form);
       const matches = credential ? await this.deps.hasher.verify(password, credential.passwordHash) : await this.deps.hasher.verifyAgainstNothing(password);
       if (credential && matches) accountId = credential.accountId;
     } catch (error) {
