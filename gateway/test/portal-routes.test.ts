@@ -587,6 +587,21 @@ describe('keys and usage', () => {
     expect(response.text).toContain('data-plan="free"');
   });
 
+  it('when an account creates and revokes keys in a loop, then the 21st key in a day is refused on the dashboard, and no more than 20 revoked keys are kept', async () => {
+    const { browser } = await signedUp();
+    for (let i = 0; i < 20; i += 1) {
+      const { response, keyId } = await browser.createKey();
+      expect(response.status).toBe(201);
+      expect((await browser.post(`/portal/keys/${keyId}/revoke`, { _csrf: await browser.tokenFrom('/portal') })).status).toBe(303);
+    }
+    const { response } = await browser.createKey();
+    expect(response.status).toBe(429);
+    expect(response.text).toContain('This account has created 20 keys in the last 24 hours, the most it may');
+    const accountId = accountIdOn((await browser.get('/portal')).text);
+    const keys = await request(gateway.adminApp).get(`/admin/accounts/${accountId}/keys`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    expect(keys.body.length).toBeLessThanOrEqual(20);
+  });
+
   it('when the API is called, then the usage endpoint and the dashboard give the header numbers; portal pages count for nothing', async () => {
     const { browser } = await signedUp();
     const { key } = await browser.createKey();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ApiError } from '../../../shared/src/errors';
 import type { Plan } from '../accounts/types';
 import { MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type KeyView, type WindowUsage } from '../admin/account-service';
 import type { PortalSignup } from '../config';
@@ -16,8 +17,6 @@ export type { KeyView };
 
 /** Days in the dashboard's chart. */
 export const CHART_DAYS = 30;
-/** Active keys one account may hold: enough for every environment and rotation, not a key factory. */
-export const MAX_ACTIVE_KEYS = 10;
 /** How long an email stays reserved by a sign-up that never finishes (e.g. the process died half-way). */
 const RESERVATION_MS = 60_000;
 
@@ -115,7 +114,8 @@ export class PortalService {
     // The reservation, not the check above, is what stops two concurrent sign-ups from making two accounts.
     if (!(await this.deps.store.reserveEmail(email, reservation, RESERVATION_MS))) throw taken;
     try {
-      const account = await this.deps.accounts.createAccount({ name: accountName(email), plan: 'free', email });
+      // Recorded in the portal's own audit stream, like the account's later changes to itself.
+      const account = await this.deps.accounts.createAccount({ name: accountName(email), plan: 'free', email }, PORTAL_SIGN_UP_ACTOR);
       const credential = { accountId: account.id, passwordHash, createdAt: account.createdAt };
       if (!(await this.deps.store.completeSignUp(email, reservation, credential))) {
         throw new PortalRefusal(503, 'The sign-up took too long to finish; please try again.');
@@ -207,12 +207,15 @@ export class PortalService {
     return (await this.deps.accounts.getAccount(accountId)).usage;
   }
 
+  /** A new key, within the key limits every path has (`KEY_LIMITS`): a refusal is shown on the dashboard. */
   async createKey(accountId: string): Promise<CreatedKey> {
-    const active = (await this.deps.accounts.listKeys(accountId)).filter((key) => key.revokedAt === null);
-    if (active.length >= MAX_ACTIVE_KEYS) {
-      throw new PortalRefusal(409, `This account already has ${MAX_ACTIVE_KEYS} active keys, the most it may hold: revoke one you no longer use first.`);
+    try {
+      return await this.deps.accounts.createKey(accountId, portalActor(accountId));
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'invalid_parameter' && error.code !== 'rate_limited')) throw error;
+      const retryAfter = error.headers['Retry-After'];
+      throw new PortalRefusal(error.code === 'rate_limited' ? 429 : 409, error.message.replace(/^Account \S+ (already )?has/, 'This account $1has'), retryAfter === undefined ? undefined : Number(retryAfter));
     }
-    return this.deps.accounts.createKey(accountId, portalActor(accountId));
   }
 
   /** Only the account's own keys: another account's key id is answered as unknown. */
@@ -248,6 +251,9 @@ export class PortalService {
     if (waitSeconds !== null) throw new PortalRefusal(429, `${what}: try again in ${describeWait(waitSeconds)}.`, waitSeconds);
   }
 }
+
+/** The actor of a sign-up in the audit trail (the account has no id yet when it is made). */
+const PORTAL_SIGN_UP_ACTOR = 'portal';
 
 /** Who made a change through the portal, for the audit trail: the account itself. */
 function portalActor(accountId: string): string {
