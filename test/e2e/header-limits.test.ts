@@ -7,6 +7,7 @@ import { createAccountWithKey, startSystem, type SystemHandle } from '../helpers
  * placed after them escaped every check, and the gateway's own internal token, appended after a
  * client's ~996 filler headers, was dropped on the way to the pets-service.
  */
+jest.setTimeout(60_000);
 let system: SystemHandle;
 let key: string;
 

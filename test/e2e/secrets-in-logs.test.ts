@@ -9,6 +9,7 @@ import { TEST_ADMIN_TOKEN, TEST_SECRET } from '../helpers/system';
  * Before: a bad REDIS_URL was echoed with its password at start-up, and a key sent in the query
  * string (refused, as it should be) was written verbatim in the access log.
  */
+jest.setTimeout(60_000);
 const PASSWORD = 's3cret-Redis-pw';
 const KEY = 'ask_live_4eC39HqLyjWDarjtT1zdp7dcQ2m9Xx';
 
