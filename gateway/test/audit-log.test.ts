@@ -92,9 +92,17 @@ auditLogContract('RedisAuditLog', async () => {
 });
 
 // The same contract with operators' and the portal's entries mixed: actors alternate between the two streams.
+// Entries of the two streams are ordered to the millisecond (each stream numbers its own within one),
+// so the entries here are made in different milliseconds.
 function alternating(log: AuditLog): AuditLog {
   let n = 0;
-  return { list: (query) => log.list(query), record: (e) => log.record(n++ % 2 === 0 ? e : { ...e, actor: `portal:${e.actor}` }) };
+  return {
+    list: (query) => log.list(query),
+    record: async (e) => {
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      await log.record(n++ % 2 === 0 ? e : { ...e, actor: `portal:${e.actor}` });
+    },
+  };
 }
 function withoutActors(log: AuditLog): AuditLog {
   return { record: (e) => log.record(e), list: async (query) => { const page = await log.list(query); return { ...page, entries: page.entries.map((e) => ({ ...e, actor: e.actor.replace(/^portal:/, '') })) }; } };

@@ -18,6 +18,8 @@ export function isPortalActor(actor: string): boolean {
  * Each stream numbers its entries `<ms>-<seq>` on its own, so two may share an id. The merged trail
  * gives every entry `<ms>-<2·seq + stream>` (operators 0, portal 1): ids stay unique, in the order of
  * each stream, and a page cursor (the id a page ended at) is turned back into each stream's own.
+ * Entries of the two streams are ordered to the millisecond: within one, the streams' own
+ * sequences decide (each entry still comes exactly once when paging).
  */
 export class SeparatedAuditLog implements AuditLog {
   private readonly streams: readonly [AuditLog, AuditLog];
