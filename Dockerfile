@@ -1,5 +1,5 @@
 # One image for both services; docker-compose.yml picks the command.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
@@ -12,7 +12,7 @@ COPY scripts ./scripts
 # Only the services: bench/ and tools/ are not copied (test/image.test.ts builds from exactly these lines).
 RUN npx tsc -p tsconfig.image.json && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/package.json ./

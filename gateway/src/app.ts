@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
-import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { ApiError, errorHandler, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
@@ -8,6 +7,7 @@ import { interfaceDescriptionFor } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
+import { interactiveDocs } from './docs/interactive-docs';
 import type { KeySubject, LimitDecision, Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
 import { authenticate, requireKey, type KeyCache } from './pipeline/authenticate';
@@ -78,7 +78,7 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
   });
   // /docs and /v1/openapi.json list this deployment first, so "Try it out" calls it.
   const document = interfaceDescriptionFor(config.publicBaseUrl);
-  app.use('/docs', guardDocs, swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: 'Animal Store API' }));
+  app.use('/docs', guardDocs, ...interactiveDocs(document, { title: 'Animal Store API' }));
 
   // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
   if (portal) app.use('/portal', portal);

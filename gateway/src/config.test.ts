@@ -2,6 +2,9 @@ import { ConfigError } from '../../shared/src/env';
 import { loadGatewayConfig, redisTargetOf } from './config';
 
 const SECRET = 'x'.repeat(32);
+/** Secrets as `openssl rand -base64 32` makes them: what production accepts. */
+const STRONG_SECRET = 'q3Vn8R1kXw2Lp9ZcT6yHf0Jd5MbGs4Ae7Ut+Ki/O=';
+const STRONG_TOKEN = 'Tz4kP9wQ2rXv7LmN1cB8sD5f';
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -60,12 +63,23 @@ describe('gateway configuration', () => {
         'INTERNAL_JWT_SECRET is required when NODE_ENV=production',
       ]);
     }
-    const config = loadGatewayConfig({ NODE_ENV: 'PRODUCTION', ADMIN_TOKEN: 'a'.repeat(32), INTERNAL_JWT_SECRET: SECRET });
+    const config = loadGatewayConfig({ NODE_ENV: 'PRODUCTION', ADMIN_TOKEN: STRONG_TOKEN, INTERNAL_JWT_SECRET: STRONG_SECRET });
     expect(config).toMatchObject({ production: true, nodeEnv: 'production', adminTokenGenerated: false });
   });
 
+  it('when production is given a token or secret of one repeated character (or another obvious pattern), then the start is refused saying how to generate one, never showing the value', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', ADMIN_TOKEN: 'a'.repeat(16), INTERNAL_JWT_SECRET: 'a'.repeat(32), ADMIN_TOKENS: 'alice:abcdefghijklmnopq,bob:Tz4kP9wQ2rXv7LmN' });
+    expect(problems).toEqual([
+      'ADMIN_TOKENS: the token of "alice" is too weak for production: it is a run of consecutive characters; generate one with: openssl rand -base64 32',
+      'ADMIN_TOKEN is too weak for production: it is one character repeated; generate one with: openssl rand -base64 32',
+      'INTERNAL_JWT_SECRET is too weak for production: it is one character repeated; generate one with: openssl rand -base64 32',
+    ]);
+    // Outside production the same values are accepted: tests and demos use simple ones.
+    expect(problemsOf({ ADMIN_TOKEN: 'a'.repeat(16), INTERNAL_JWT_SECRET: 'a'.repeat(32), ADMIN_TOKENS: 'alice:abcdefghijklmnopq' })).toEqual([]);
+  });
+
   it('when NODE_ENV is not a known environment, then the start is refused naming it', () => {
-    expect(problemsOf({ NODE_ENV: 'prod', INTERNAL_JWT_SECRET: SECRET, ADMIN_TOKEN: 'a'.repeat(32) })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'prod', INTERNAL_JWT_SECRET: STRONG_SECRET, ADMIN_TOKEN: STRONG_TOKEN })).toEqual([
       'NODE_ENV must be one of development, test, production (any case), got "prod"',
     ]);
     expect(loadGatewayConfig({ NODE_ENV: 'Development', INTERNAL_JWT_SECRET: SECRET })).toMatchObject({ production: false, adminTokenGenerated: true });
@@ -122,6 +136,14 @@ describe('gateway configuration', () => {
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, BAN_THRESHOLD: '5' }).banThreshold).toBe(5);
   });
 
+  it('when ADMIN_ALLOWED_HOSTS lists names, then they are kept lower-case without a trailing dot; a port or a URL is refused naming it', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, ADMIN_ALLOWED_HOSTS: 'Ops.Internal, 10.0.0.5,admin.example.' }).adminAllowedHosts).toEqual(['ops.internal', '10.0.0.5', 'admin.example']);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).adminAllowedHosts).toEqual([]);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, ADMIN_ALLOWED_HOSTS: 'ops.internal:8081,http://x' })).toEqual([
+      'ADMIN_ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses without ports, but "ops.internal:8081", "http://x" are not',
+    ]);
+  });
+
   describe('ADMIN_TOKENS', () => {
     const ALICE = 'alice-token-0123456789';
     const BOB = 'bob:token:with:colons-0123';
@@ -136,7 +158,7 @@ describe('gateway configuration', () => {
     });
 
     it('when only ADMIN_TOKENS is set, then no shared token is generated, in production too', () => {
-      const config = loadGatewayConfig({ NODE_ENV: 'production', INTERNAL_JWT_SECRET: SECRET, ADMIN_TOKENS: `alice:${ALICE}` });
+      const config = loadGatewayConfig({ NODE_ENV: 'production', INTERNAL_JWT_SECRET: STRONG_SECRET, ADMIN_TOKENS: `alice:${ALICE}` });
       expect(config).toMatchObject({ adminToken: '', adminTokenGenerated: false, adminTokens: [{ name: 'alice', token: ALICE }] });
     });
 

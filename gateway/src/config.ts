@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { EnvReader } from '../../shared/src/env';
 import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
+import { isHostName } from './admin/host-check';
 import { ADMIN_TOKEN_MIN_LENGTH, ADMIN_TOKEN_NAME, ADMIN_TOKEN_TEXT, SHARED_TOKEN_ACTOR, type AdminToken } from './admin/tokens';
 import type { ClusterNode, RedisTarget } from './redis';
 
@@ -10,6 +11,8 @@ export interface GatewayConfig extends SharedSettings {
   port: number;
   adminHost: string;
   adminPort: number;
+  /** `ADMIN_ALLOWED_HOSTS`: names besides ADMIN_HOST and the loopback ones that requests to the admin port may be sent to. */
+  adminAllowedHosts: readonly string[];
   redisUrl: string | undefined;
   /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`), used instead of `redisUrl`. */
   redisClusterNodes: readonly ClusterNode[] | undefined;
@@ -59,6 +62,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     port: read.port('PORT', 8080),
     adminHost: read.string('ADMIN_HOST') ?? '127.0.0.1',
     adminPort: read.port('ADMIN_PORT', 8081),
+    adminAllowedHosts: parseAllowedHosts(read),
     redisUrl: read.url('REDIS_URL', undefined, ['redis:', 'rediss:']),
     redisClusterNodes: parseClusterNodes(read),
     petsUrls: read.urlList('PETS_URL', ['http://127.0.0.1:8082'], ['http:', 'https:']),
@@ -113,6 +117,7 @@ function readAdminTokens(read: EnvReader): AdminToken[] {
     } else if (token.length < ADMIN_TOKEN_MIN_LENGTH) {
       read.problem(`ADMIN_TOKENS: the token of "${name}" must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`);
     } else {
+      read.strongInProduction(`ADMIN_TOKENS: the token of "${name}"`, token);
       tokens.push({ name, token });
     }
   });
@@ -143,6 +148,19 @@ export function redisTargetOf(config: Pick<GatewayConfig, 'redisUrl' | 'redisClu
 export function storeKindOf(config: Pick<GatewayConfig, 'redisUrl' | 'redisClusterNodes'>): string {
   const target = redisTargetOf(config);
   return target ? ('url' in target ? 'Redis' : 'Redis Cluster') : 'in-process store';
+}
+
+/** `ADMIN_ALLOWED_HOSTS=ops.internal,10.0.0.5`: host names or IP addresses, without ports (any port is accepted). */
+function parseAllowedHosts(read: EnvReader): string[] {
+  const raw = read.string('ADMIN_ALLOWED_HOSTS');
+  if (raw === undefined) return [];
+  const names = raw.split(',').map((entry) => entry.trim().toLowerCase().replace(/\.$/, ''));
+  const invalid = names.filter((name) => !isHostName(name));
+  if (invalid.length > 0) {
+    read.problem(`ADMIN_ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses without ports, but ${invalid.map((e) => `"${e}"`).join(', ')} ${invalid.length === 1 ? 'is not one' : 'are not'}`);
+    return [];
+  }
+  return names;
 }
 
 function parseClusterNodes(read: EnvReader): ClusterNode[] | undefined {

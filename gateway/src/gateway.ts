@@ -8,8 +8,10 @@ import type { AccountStore } from './accounts/types';
 import { AccountService } from './admin/account-service';
 import { createAdminApp } from './admin/app';
 import { OpsReports } from './admin/reports';
+import { TOKEN_FAILURE_POLICY, TokenFailures } from './admin/token-failures';
 import { MemoryAuditLog, type AuditLog } from './audit/audit-log';
 import { RedisAuditLog } from './audit/redis-audit-log';
+import { PORTAL_AUDIT_ENTRIES_KEPT, SeparatedAuditLog } from './audit/separated-audit-log';
 import { KeyUseRecorder } from './usage/key-use';
 import { RedisUsageBoard } from './usage/redis-usage-board';
 import { LocalUsageBoard, type UsageBoard } from './usage/usage-board';
@@ -74,12 +76,13 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     if (redis.status !== 'ready') logger.warn({ redis: describeTarget(target) }, 'Redis is not reachable yet: limiting in-process until it is');
     const key = (name: string) => redisStore.key(name);
     usage = new RedisUsageBoard({ redis, key, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'usage board not flushed; retrying') });
-    audit = new RedisAuditLog({ redis, key });
+    // Operators' changes and the portal's in streams of their own: a portal account cannot flush the operators' trail.
+    audit = new SeparatedAuditLog(new RedisAuditLog({ redis, key }), new RedisAuditLog({ redis, key, stream: 'audit:portal', maxEntries: PORTAL_AUDIT_ENTRIES_KEPT }));
   } else {
     logger.warn('REDIS_URL is not set (nor REDIS_CLUSTER_NODES): accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
     store = new MemoryAccountStore();
     usage = new LocalUsageBoard();
-    audit = new MemoryAuditLog();
+    audit = new SeparatedAuditLog(new MemoryAuditLog(), new MemoryAuditLog(PORTAL_AUDIT_ENTRIES_KEPT));
   }
   const keyUse = new KeyUseRecorder({ store, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'key last-use times not flushed; retrying') });
 
@@ -131,6 +134,9 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       service: accounts,
       reports: new OpsReports({ store, board: usage, audit }),
       adminTokens: config.adminTokens,
+      adminHost: config.adminHost,
+      allowedHosts: config.adminAllowedHosts,
+      tokenFailures: new TokenFailures(TOKEN_FAILURE_POLICY, config.anonIpv6PrefixLength),
       logger,
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
     }),

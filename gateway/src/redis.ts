@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { maskUrlCredentials } from '../../shared/src/redact';
 
 /**
  * Redis connections that never make a request wait long: no offline queue (a command
@@ -204,7 +205,7 @@ export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscribe
 
 /** For logs: the URL without its password, or the cluster's seed nodes. */
 export function describeTarget(target: RedisTarget): string {
-  if ('url' in target) return target.url.replace(/\/\/[^@/]*@/, '//***@');
+  if ('url' in target) return maskUrlCredentials(target.url);
   return `cluster ${target.clusterNodes.map((node) => `${node.host}:${node.port}`).join(',')}`;
 }
 

@@ -172,6 +172,29 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
         expect(await store.keysLastUsed([])).toEqual(new Map());
       });
 
+      it('when a revoked key is removed, then it is gone everywhere (record, hash, listing, last use) and a change is announced; an active or unknown one is not removed', async () => {
+        const account = anAccount();
+        await store.createAccount(account);
+        const [kept, removed] = [aKey(account.id, { createdAt: '2026-01-01T00:00:00.000Z' }), aKey(account.id)];
+        await store.addKey(kept);
+        await store.addKey(removed);
+        await store.recordKeyUse(new Map([[removed.id, 5_000]]));
+        expect(await store.removeRevokedKey(removed.id)).toBe(false);
+        await store.revokeKey(removed.id, '2026-02-03T04:05:06.000Z');
+        const { events, stop } = record();
+        expect(await store.removeRevokedKey(removed.id)).toBe(true);
+        await heard(events, [{ type: 'key', keyId: removed.id, hash: removed.hash }]);
+        stop();
+        expect(await store.getKey(removed.id)).toBeNull();
+        expect(await store.findKeyByHash(removed.hash)).toBeNull();
+        expect(await store.resolveKey(removed.hash)).toBeNull();
+        expect(await store.listKeys(account.id)).toEqual([kept]);
+        expect(await store.keysLastUsed([removed.id])).toEqual(new Map());
+        expect(await store.removeRevokedKey(removed.id)).toBe(false);
+        expect(await store.removeRevokedKey(kept.id)).toBe(false);
+        expect(await store.getKey(kept.id)).toEqual(kept);
+      });
+
       it('when one account has several keys, then revoking one leaves the others active', async () => {
         const accountId = newAccountId();
         const [first, second] = [aKey(accountId), aKey(accountId)];

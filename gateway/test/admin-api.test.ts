@@ -5,6 +5,7 @@ import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
 import { BUILT_IN_PLANS } from '../src/accounts/types';
 import { createAdminApp } from '../src/admin/app';
+import { TokenFailures } from '../src/admin/token-failures';
 import { hashApiKey, parseApiKey } from '../src/keys/api-key';
 import { TestRedis } from '../../test/helpers/redis-server';
 import { opsParts } from './support/ops';
@@ -89,6 +90,61 @@ describe('admin authentication', () => {
   it('when the admin token is empty, then the app refuses to be built', () => {
     expect(() => createAdminApp({ service: ctx.service, reports: opsParts().reports, adminToken: '', logger })).toThrow(/admin token/);
     expect(() => createAdminApp({ service: ctx.service, reports: opsParts().reports, logger })).toThrow(/admin token/);
+  });
+});
+
+describe('wrong tokens back off (per address)', () => {
+  const limited = () => request(createAdminApp({ ...opsParts(), adminToken: TOKEN, logger, tokenFailures: new TokenFailures({ failures: 5, windowSeconds: 300 }) }));
+
+  it('when an address has sent as many wrong tokens as allowed, then its next request is refused 429 with Retry-After, the right token too', async () => {
+    const api = limited();
+    for (let i = 0; i < 5; i += 1) expectError(await api.get('/admin/plans').set('Authorization', `Bearer guess-${i}-0123456789abcdef`), 401, 'unauthorized');
+    const refused = await api.get('/admin/plans').set('Authorization', `Bearer ${TOKEN}`);
+    expectError(refused, 429, 'rate_limited', /Too many wrong admin tokens from this address: try again in \d+ seconds/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(200);
+  });
+
+  it('when many wrong tokens arrive at once, then no more than the allowed number are compared', async () => {
+    const api = limited();
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => api.get('/admin/plans').set('Authorization', `Bearer guess-${i}-0123456789abcdef`)));
+    expect(answers.filter((answer) => answer.status === 401)).toHaveLength(5);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(35);
+  });
+
+  it('when requests carry the right token or no token at all, then they cost nothing', async () => {
+    const api = limited();
+    for (let i = 0; i < 10; i += 1) {
+      expect((await api.get('/admin/plans').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(200);
+      expect((await api.get('/admin/plans')).status).toBe(401);
+    }
+    for (let i = 0; i < 4; i += 1) expect((await api.get('/admin/plans').set('Authorization', 'Bearer wrong-0123456789abcdef')).status).toBe(401);
+    expect((await api.get('/admin/plans').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(200);
+  });
+});
+
+describe('the Host the admin port answers to', () => {
+  const withHosts = (options: { adminHost?: string; allowedHosts?: string[] } = {}) => request(createAdminApp({ ...opsParts(), adminToken: TOKEN, logger, ...options }));
+
+  it.each(['evil.example', 'evil.example:8081', '127.0.0.1.nip.io:8081', 'localhost.evil.example', '10.0.0.5:8081'])(
+    'when Host is %s (a DNS-rebinding page, or a name nobody listed), then 400 invalid_parameter naming it, with the right token and for the console',
+    async (host) => {
+      const api = withHosts();
+      const res = await api.get('/admin/plans').set('Host', host).set('Authorization', `Bearer ${TOKEN}`);
+      expectError(res, 400, 'invalid_parameter', `the Host "${host}"`);
+      expect(res.body.message).toContain('ADMIN_ALLOWED_HOSTS');
+      expectError(await api.get('/console').set('Host', host), 400, 'invalid_parameter');
+    },
+  );
+
+  it.each(['127.0.0.1:8081', 'localhost:8081', 'LOCALHOST', 'localhost.:9999', '[::1]:8081', '127.0.0.1'])('when Host is %s (the CLI, the console, curl), then it is answered', async (host) => {
+    expect((await withHosts().get('/admin/plans').set('Host', host).set('Authorization', `Bearer ${TOKEN}`)).status).toBe(200);
+  });
+
+  it('when Host is the admin address or a name in ADMIN_ALLOWED_HOSTS, then it is answered', async () => {
+    const api = withHosts({ adminHost: '10.0.0.5', allowedHosts: ['ops.internal'] });
+    expect((await api.get('/admin/plans').set('Host', '10.0.0.5:8081').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(200);
+    expect((await api.get('/admin/plans').set('Host', 'ops.internal:8081').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(200);
+    expectError(await api.get('/admin/plans').set('Host', 'other.internal').set('Authorization', `Bearer ${TOKEN}`), 400, 'invalid_parameter');
   });
 });
 

@@ -1,6 +1,7 @@
 import { connectRedis, type Redis } from '../src/redis';
 import { MemoryAuditLog, type AuditLog, type NewAuditEntry } from '../src/audit/audit-log';
 import { RedisAuditLog } from '../src/audit/redis-audit-log';
+import { SeparatedAuditLog } from '../src/audit/separated-audit-log';
 import { TestRedis } from '../../test/helpers/redis-server';
 
 let redis: TestRedis;
@@ -88,6 +89,67 @@ auditLogContract('MemoryAuditLog', async () => new MemoryAuditLog());
 auditLogContract('RedisAuditLog', async () => {
   await redis.flushAll();
   return new RedisAuditLog({ redis: client, key: (name) => `gw:${name}`, listBudget: 4 });
+});
+
+// The same contract with operators' and the portal's entries mixed: actors alternate between the two streams.
+// Entries of the two streams are ordered to the millisecond (each stream numbers its own within one),
+// so the entries here are made in different milliseconds.
+function alternating(log: AuditLog): AuditLog {
+  let n = 0;
+  return {
+    list: (query) => log.list(query),
+    record: async (e) => {
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      await log.record(n++ % 2 === 0 ? e : { ...e, actor: `portal:${e.actor}` });
+    },
+  };
+}
+function withoutActors(log: AuditLog): AuditLog {
+  return { record: (e) => log.record(e), list: async (query) => { const page = await log.list(query); return { ...page, entries: page.entries.map((e) => ({ ...e, actor: e.actor.replace(/^portal:/, '') })) }; } };
+}
+auditLogContract('SeparatedAuditLog (in process)', async () => withoutActors(alternating(new SeparatedAuditLog(new MemoryAuditLog(), new MemoryAuditLog()))));
+auditLogContract('SeparatedAuditLog (Redis)', async () => {
+  await redis.flushAll();
+  const stream = (name: string) => new RedisAuditLog({ redis: client, key: (n) => `gw:${n}`, stream: name, listBudget: 4 });
+  return withoutActors(alternating(new SeparatedAuditLog(stream('audit'), stream('audit:portal'))));
+});
+
+describe('SeparatedAuditLog specifics (issue 17: one portal account flushed the trail)', () => {
+  it("when a portal account floods the trail, then it pushes out only older portal entries, never an operator's change", async () => {
+    const log = new SeparatedAuditLog(new MemoryAuditLog(100), new MemoryAuditLog(5));
+    await log.record(entry(1, { actor: 'alice' }));
+    await log.record(entry(2, { actor: 'system', action: 'plan.updated', target: 'free', accountId: null }));
+    for (let n = 3; n < 203; n++) await log.record(entry(n, { actor: `portal:${OTHER}`, action: n % 2 ? 'key.created' : 'key.revoked', target: OTHER, accountId: OTHER }));
+    const all = (await log.list({ limit: 100 })).entries;
+    expect(all.filter((e) => e.actor.startsWith('portal:'))).toHaveLength(5);
+    expect(all.filter((e) => !e.actor.startsWith('portal:')).map((e) => e.actor)).toEqual(['system', 'alice']);
+  });
+
+  it('when both streams number entries alike (same millisecond), then the merged trail still has unique ids and pages through every entry once', async () => {
+    const log = new SeparatedAuditLog(new MemoryAuditLog(100, () => 1_000), new MemoryAuditLog(100, () => 1_000));
+    for (let n = 1; n <= 6; n++) await log.record(entry(n, { actor: n % 3 === 0 ? 'alice' : `portal:${ACME}` }));
+    const seen: string[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await log.list({ limit: 1, ...(before ? { before } : {}) });
+      seen.push(...page.entries.map((e) => e.id));
+      if (!page.next) break;
+      before = page.next;
+    }
+    expect(seen).toHaveLength(6);
+    expect(new Set(seen).size).toBe(6);
+  });
+
+  it('when on Redis, then the two streams are separate keys, the portal one capped on its own', async () => {
+    await redis.start();
+    await redis.flushAll();
+    const log = new SeparatedAuditLog(new RedisAuditLog({ redis: client, key: (n) => `{gw}:${n}` }), new RedisAuditLog({ redis: client, key: (n) => `{gw}:${n}`, stream: 'audit:portal', maxEntries: 10 }));
+    await log.record(entry(1, { actor: 'alice' }));
+    for (let n = 2; n < 400; n++) await log.record(entry(n, { actor: `portal:${ACME}` }));
+    expect(((await redis.command('KEYS', '{gw}:audit*')) as unknown as string).split(/\s+/).filter(Boolean).sort()).toEqual(expect.arrayContaining(['{gw}:audit', '{gw}:audit:portal']));
+    const operators = (await log.list({ limit: 100, accountId: ACME })).entries.filter((e) => e.actor === 'alice');
+    expect(operators).toHaveLength(1);
+  });
 });
 
 describe('MemoryAuditLog specifics', () => {

@@ -56,3 +56,32 @@ describe('/docs paths and methods', () => {
     expect((await request(gateway.publicApp).get(asset)).headers['content-type']).toMatch(/^text\/css/);
   });
 });
+
+describe('/docs under a Content-Security-Policy (issue 17: Swagger UI on the portal\'s origin had none)', () => {
+  it('when the page or any of its files is fetched, then it carries the policy, nosniff and no framing', async () => {
+    for (const path of ['/docs/', asset, '/docs/swagger-ui-init.js', '/docs/docs-page.css']) {
+      const res = await request(gateway.publicApp).get(path);
+      expect(res.status).toBe(200);
+      const csp = res.headers['content-security-policy'];
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("style-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).not.toContain('unsafe-eval');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+  });
+
+  it('when the page is served, then it has no inline script or style: its styles come from docs-page.css', async () => {
+    const page = (await request(gateway.publicApp).get('/docs/')).text;
+    expect(page).not.toMatch(/<script(?![^>]*\bsrc=)/i);
+    expect(page).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+    expect(page).toContain('href="./docs-page.css"');
+    const css = await request(gateway.publicApp).get('/docs/docs-page.css');
+    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    expect(css.text).toContain('box-sizing: border-box');
+    expect(css.text).toMatch(/\.docs-inline-1 \{ position:absolute;width:0;height:0 \}/);
+  });
+});

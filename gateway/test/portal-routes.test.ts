@@ -197,6 +197,44 @@ describe('sign-up', () => {
     if (typeof fields.email === 'string' && fields.email) expect(response.text).toContain(`value="${fields.email}"`);
   });
 
+  it('when someone signs up with a look-alike of a taken email (full-width letters, a trailing dot), then it is the same address: refused as taken', async () => {
+    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { signUpPerEmail: { points: 100, durationSeconds: 3_600 } } });
+    expect((await visitor(g).signUp('victim@example.com')).status).toBe(303);
+    for (const lookAlike of ['\uff56ictim@example.com', 'victim@example.com.', 'VICTIM@EXAMPLE.COM.', 'victim\uff20example.com']) {
+      const response = await visitor(g).signUp(lookAlike);
+      expect(response.status).toBe(409);
+    }
+    // And it logs in under any of those spellings.
+    expect((await visitor(g).logIn('\uff56ictim@example.com.')).status).toBe(303);
+  });
+
+  it.each([
+    ['a zero-width space', 'vic\u200btim@example.com'],
+    ['a soft hyphen', 'vic\u00adtim@example.com'],
+    ['a right-to-left override', 'victim@\u202emoc.elpmaxe'],
+  ])('when someone signs up with an email holding %s, then it is refused, not a second account that prints like the first', async (_what, email) => {
+    const response = await visitor().signUp(email);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('invisible formatting character');
+  });
+
+  it('when an email has an internationalised domain, then the account keeps it in its ASCII (punycode) form', async () => {
+    const browser = visitor();
+    expect((await browser.signUp('Ann@B\u00fccher.example')).status).toBe(303);
+    expect((await browser.get('/portal')).text).toContain('<span class="who">ann@xn--bcher-kva.example</span>');
+  });
+
+  it.each([
+    ['one character repeated', 'aaaaaaaaaa', 'too easy to guess'],
+    ['ten spaces', ' '.repeat(10), 'only spaces or invisible characters'],
+    ['a common password from the list', 'qwertyuiop', 'one of the most common'],
+    ['a common password with swaps', 'P@ssw0rd123', 'one of the most common'],
+  ])('when sign-up gets %s as the password, then it is refused saying why', async (_what, password, message) => {
+    const response = await visitor().signUp(newEmail(), password);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain(message);
+  });
+
   it('when an email holds markup, then it comes back escaped, never as markup', async () => {
     const browser = visitor();
     const response = await browser.post('/portal/signup', { _csrf: await browser.tokenFrom('/portal/signup'), email: '"><script>alert(1)</script>', password: 'x' });
@@ -311,35 +349,20 @@ describe('log-in and sessions', () => {
     expect(post.text).toContain('Your session has ended: log in again.');
   });
 
-  it('when log-in attempts from one address run out, then the next is refused with Retry-After, even with the right password', async () => {
-    const limited = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInPerIp: { points: 3, durationSeconds: 600 } } });
+  it('when failed log-ins from one address run out, then the next is refused with Retry-After, even with the right password; other addresses log in', async () => {
+    const limited = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInFailuresPerAddress: { points: 3, durationSeconds: 600 } } });
     const { email } = await signedUp(limited);
     const browser = visitor(limited);
     for (let i = 0; i < 3; i += 1) expect((await browser.logIn(email, 'wrong password!')).status).toBe(401);
     const refused = await browser.logIn(email);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect(refused.text).toContain('Too many log-in attempts from your network: try again in 10 minutes.');
+    expect(refused.text).toContain('Too many failed log-ins from your network: try again in 10 minutes.');
     expect((await visitor(limited).logIn(email)).status).toBe(303);
   });
 
-  it('when attempts on one email run out, from many addresses, then it is refused the same way whether the email exists or not; success resets it', async () => {
-    const limited = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInPerEmail: { points: 3, durationSeconds: 900 } } });
-    const { email } = await signedUp(limited);
-    expect((await visitor(limited).logIn(email, 'wrong password!')).status).toBe(401);
-    expect((await visitor(limited).logIn(email)).status).toBe(303); // success forgets the failure
-    for (let i = 0; i < 3; i += 1) expect((await visitor(limited).logIn(email, 'wrong password!')).status).toBe(401);
-    const known = await visitor(limited).logIn(email);
-    const unknownEmail = newEmail();
-    for (let i = 0; i < 3; i += 1) await visitor(limited).logIn(unknownEmail, 'wrong password!');
-    const unknown = await visitor(limited).logIn(unknownEmail);
-    expect([known.status, unknown.status]).toEqual([429, 429]);
-    expect(known.text).toContain('Too many log-in attempts for this email');
-    expect(unknown.text).toContain('Too many log-in attempts for this email');
-  });
-
   it('when sign-ups from one address run out, then the next is refused with Retry-After', async () => {
-    const limited = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { signUpPerIp: { points: 2, durationSeconds: 3_600 } } });
+    const limited = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { signUpPerAddress: { points: 2, durationSeconds: 3_600 } } });
     const browser = visitor(limited);
     expect((await browser.signUp(newEmail())).status).toBe(303);
     const second = new PortalVisitor(limited.publicApp, 'portal.test', browser.ip);
@@ -352,7 +375,7 @@ describe('log-in and sessions', () => {
   });
 
   it('when one address sends more portal requests than allowed, then it is refused (pages and the usage poll alike)', async () => {
-    const limited = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { requestsPerIp: { points: 5, durationSeconds: 60 } } });
+    const limited = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { requestsPerAddress: { points: 5, durationSeconds: 60 } } });
     const browser = visitor(limited);
     for (let i = 0; i < 5; i += 1) expect((await browser.get('/portal')).status).toBe(200);
     const page = await browser.get('/portal');
@@ -363,6 +386,112 @@ describe('log-in and sessions', () => {
     expect(poll.body).toEqual({ code: 'rate_limited', message: expect.stringContaining('Too many portal requests'), status: 429 });
     // The assets are not counted: a page view is one request, however many files it loads.
     expect((await browser.get('/portal/assets/portal.css')).status).toBe(200);
+  });
+});
+
+describe('log-in limits that cannot lock the owner out (issue 17)', () => {
+  /** Addresses of one IPv6 /64, as one subscriber holds them, and of another. */
+  let hosts = 0;
+  const inNetwork = (network: string) => `${network}::${(hosts += 1).toString(16)}`;
+
+  it("when ten wrong log-ins for a victim's email come from ten addresses, then the victim's right password from a new address and a new browser still logs in", async () => {
+    const g = await gatewayWith();
+    const { email } = await signedUp(g);
+    for (let i = 0; i < 10; i += 1) expect((await visitor(g).logIn(email, `wrong password ${i}!`)).status).toBe(401);
+    const owner = visitor(g);
+    const response = await owner.logIn(email);
+    expect(response.status).toBe(303);
+    expect((await owner.get('/portal')).text).toContain('data-plan="free"');
+  });
+
+  it('when an email has failed more often than allowed, then strangers are slowed down on it, not refused; the browser with its device cookie is not', async () => {
+    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInFailuresPerEmail: { points: 2, durationSeconds: 900 } }, logInSlowdown: { stepMs: 2_000, maxMs: 2_000 } });
+    const { browser: usual, email } = await signedUp(g);
+    expect(usual.cookies.get('portal-device')).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
+    await usual.post('/portal/logout', { _csrf: await usual.tokenFrom('/portal') });
+    for (let i = 0; i < 4; i += 1) await visitor(g).logIn(email, `wrong password ${i}!`);
+    let started = Date.now();
+    expect((await visitor(g).logIn(email)).status).toBe(303);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    started = Date.now();
+    expect((await usual.logIn(email)).status).toBe(303);
+    expect(Date.now() - started).toBeLessThan(1_900);
+  });
+
+  it('when one address fails on one email too often, then only that address is refused for that email, the same for an unknown email', async () => {
+    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInFailuresPerEmailAndAddress: { points: 3, durationSeconds: 900 } } });
+    const { email } = await signedUp(g);
+    const unknownEmail = newEmail();
+    const attacker = visitor(g);
+    for (let i = 0; i < 3; i += 1) {
+      expect((await attacker.logIn(email, 'wrong password!')).status).toBe(401);
+      expect((await attacker.logIn(unknownEmail, 'wrong password!')).status).toBe(401);
+    }
+    const [known, unknown] = [await attacker.logIn(email), await attacker.logIn(unknownEmail)];
+    expect([known.status, unknown.status]).toEqual([429, 429]);
+    expect(known.text).toContain('Too many failed log-ins for this email from your network');
+    expect(unknown.text).toContain('Too many failed log-ins for this email from your network');
+    expect((await attacker.logIn(newEmail(), 'wrong password!')).status).toBe(401);
+    expect((await visitor(g).logIn(email)).status).toBe(303);
+  });
+
+  it('when log-ins succeed, then they do not count: only failures use up an address\'s allowance', async () => {
+    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInFailuresPerAddress: { points: 3, durationSeconds: 600 } } });
+    const { email } = await signedUp(g);
+    const office = visitor(g);
+    for (let i = 0; i < 5; i += 1) expect((await new PortalVisitor(g.publicApp, 'portal.test', office.ip).logIn(email)).status).toBe(303);
+    for (let i = 0; i < 3; i += 1) expect((await new PortalVisitor(g.publicApp, 'portal.test', office.ip).logIn(email, 'wrong password!')).status).toBe(401);
+    expect((await new PortalVisitor(g.publicApp, 'portal.test', office.ip).logIn(email)).status).toBe(429);
+  });
+
+  it('when log-ins to unknown emails (each an scrypt) come from one address or one IPv6 /64, then they are limited, concurrent ones too', async () => {
+    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInFailuresPerAddress: { points: 5, durationSeconds: 900 } } });
+    const network = '2001:db8:17:1';
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) statuses.push((await new PortalVisitor(g.publicApp, 'portal.test', inNetwork(network)).logIn(newEmail(), 'any password at all')).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    expect((await new PortalVisitor(g.publicApp, 'portal.test', inNetwork('2001:db8:17:2')).logIn(newEmail(), 'any password at all')).status).toBe(401);
+
+    const burst = await Promise.all(Array.from({ length: 15 }, () => new PortalVisitor(g.publicApp, 'portal.test', '192.0.2.77').logIn(newEmail(), 'any password at all')));
+    expect(burst.filter((response) => response.status === 401)).toHaveLength(5);
+    expect(burst.filter((response) => response.status === 429)).toHaveLength(10);
+  });
+
+  it('when sign-ups and portal requests come from many addresses of one IPv6 /64, then they share one allowance, like /v1', async () => {
+    const signUps = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { signUpPerAddress: { points: 2, durationSeconds: 3_600 } } });
+    const network = '2001:db8:17:3';
+    const accepted = [];
+    for (let i = 0; i < 3; i += 1) accepted.push((await new PortalVisitor(signUps.publicApp, 'portal.test', inNetwork(network)).signUp(newEmail())).status);
+    expect(accepted).toEqual([303, 303, 429]);
+    expect((await new PortalVisitor(signUps.publicApp, 'portal.test', inNetwork('2001:db8:17:4')).signUp(newEmail())).status).toBe(303);
+
+    const pages = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { requestsPerAddress: { points: 5, durationSeconds: 60 } } });
+    const loads = [];
+    for (let i = 0; i < 6; i += 1) loads.push((await new PortalVisitor(pages.publicApp, 'portal.test', inNetwork('2001:db8:17:5')).get('/portal/login')).status);
+    expect(loads).toEqual([200, 200, 200, 200, 200, 429]);
+    // IPv4 clients (IPv4-mapped too) are counted per address.
+    expect((await new PortalVisitor(pages.publicApp, 'portal.test', '::ffff:192.0.2.9').get('/portal/login')).status).toBe(200);
+  });
+
+  it('when a device cookie is forged, or was issued for another email, then it is ignored; a real one has its own limit', async () => {
+    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInFailuresPerDevice: { points: 2, durationSeconds: 900 }, logInFailuresPerEmailAndAddress: { points: 1, durationSeconds: 900 } } });
+    const { browser: usual, email } = await signedUp(g);
+    const { email: other } = await signedUp(g);
+    const real = usual.cookies.get('portal-device')!;
+    const forged = new PortalVisitor(g.publicApp);
+    forged.cookies.set('portal-device', `${real.slice(0, 23)}${real[23] === 'A' ? 'B' : 'A'}${real.slice(24)}`);
+    expect((await forged.logIn(email, 'wrong password!')).status).toBe(401);
+    expect((await forged.logIn(email)).status).toBe(429); // a stranger: one failure per email and address here
+    const borrowed = new PortalVisitor(g.publicApp);
+    borrowed.cookies.set('portal-device', real);
+    expect((await borrowed.logIn(other, 'wrong password!')).status).toBe(401);
+    expect((await borrowed.logIn(other)).status).toBe(429);
+
+    await usual.post('/portal/logout', { _csrf: await usual.tokenFrom('/portal') });
+    for (let i = 0; i < 2; i += 1) expect((await usual.logIn(email, 'wrong password!')).status).toBe(401);
+    const refused = await usual.logIn(email);
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('Too many failed log-ins from this browser');
   });
 });
 
@@ -458,6 +587,21 @@ describe('keys and usage', () => {
     expect(response.text).toContain('data-plan="free"');
   });
 
+  it('when an account creates and revokes keys in a loop, then the 21st key in a day is refused on the dashboard, and no more than 20 revoked keys are kept', async () => {
+    const { browser } = await signedUp();
+    for (let i = 0; i < 20; i += 1) {
+      const { response, keyId } = await browser.createKey();
+      expect(response.status).toBe(201);
+      expect((await browser.post(`/portal/keys/${keyId}/revoke`, { _csrf: await browser.tokenFrom('/portal') })).status).toBe(303);
+    }
+    const { response } = await browser.createKey();
+    expect(response.status).toBe(429);
+    expect(response.text).toContain('This account has created 20 keys in the last 24 hours, the most it may');
+    const accountId = accountIdOn((await browser.get('/portal')).text);
+    const keys = await request(gateway.adminApp).get(`/admin/accounts/${accountId}/keys`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    expect(keys.body.length).toBeLessThanOrEqual(20);
+  });
+
   it('when the API is called, then the usage endpoint and the dashboard give the header numbers; portal pages count for nothing', async () => {
     const { browser } = await signedUp();
     const { key } = await browser.createKey();
@@ -501,6 +645,17 @@ describe('with Redis', () => {
     gateways.splice(gateways.indexOf(onRedis), 1);
     await onRedis.close();
     await redis.stop();
+  });
+
+  it('when an account was signed up before emails were normalised (stored under its old form), then it still logs in', async () => {
+    const { email } = await signedUp(onRedis);
+    // What sign-up used to store for "ｌegacy…@example.com": the full-width letter as typed.
+    const oldForm = `\uff4c${email}`;
+    await redis.command('RENAME', `{gw}:portal:login:${email}`, `{gw}:portal:login:${oldForm}`);
+    expect((await visitor(onRedis).logIn(email)).status).toBe(401);
+    const browser = visitor(onRedis);
+    expect((await browser.logIn(oldForm)).status).toBe(303);
+    expect((await browser.get('/portal')).text).toContain('data-plan="free"');
   });
 
   it('when the portal runs on Redis, then sessions and log-ins live there; while Redis is away, pages say so with a 503, never a 500', async () => {

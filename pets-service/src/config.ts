@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { EnvReader } from '../../shared/src/env';
+import { maskUrlCredentials } from '../../shared/src/redact';
 import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -112,7 +113,5 @@ export function describeDatabase(database: DatabaseSettings): string {
 }
 
 function withoutPassword(url: URL): string {
-  const shown = new URL(url.href);
-  if (shown.password !== '') shown.password = '***';
-  return shown.href;
+  return maskUrlCredentials(url.href);
 }

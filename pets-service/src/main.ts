@@ -1,3 +1,4 @@
+import { UPSTREAM_MAX_REQUEST_HEADERS } from '../../shared/src/client-errors';
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const server = createDrainableServer(pets.app, TIMEOUTS, pets);
+  // The gateway's own headers ride on top of a client's 100: the limit leaves room for them.
+  const server = createDrainableServer(pets.app, TIMEOUTS, pets, { maxRequestHeaders: UPSTREAM_MAX_REQUEST_HEADERS });
   try {
     await server.listen(config.port, config.host);
   } catch (error) {

@@ -147,10 +147,16 @@ describe('pets-service configuration', () => {
   it('when the secret is as short as the gateway refuses, then the pets-service refuses it too (one rule for both)', () => {
     const secret = 'x'.repeat(31);
     expect(problemsOf({ INTERNAL_JWT_SECRET: secret, PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
-      'INTERNAL_JWT_SECRET must be at least 32 characters long',
+      'INTERNAL_JWT_SECRET must be at least 32 characters long (generate one with: openssl rand -base64 32)',
     ]);
     expect(problemsOf({ NODE_ENV: 'Production', INTERNAL_JWT_SECRET: 'y'.repeat(16), PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
-      'INTERNAL_JWT_SECRET must be at least 32 characters long',
+      'INTERNAL_JWT_SECRET must be at least 32 characters long (generate one with: openssl rand -base64 32)',
+    ]);
+  });
+
+  it('when production is given a secret of one repeated character, then the pets-service refuses it as the gateway does', () => {
+    expect(problemsOf({ NODE_ENV: 'production', INTERNAL_JWT_SECRET: 'a'.repeat(32), PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
+      'INTERNAL_JWT_SECRET is too weak for production: it is one character repeated; generate one with: openssl rand -base64 32',
     ]);
   });
 

@@ -51,6 +51,16 @@ describe('the access log', () => {
     expect(lines[0]).not.toHaveProperty('err');
   });
 
+  it('when an API key or a bearer value is sent in the URL, then the access line has it redacted', async () => {
+    const { app, lines } = appLogging();
+    const key = 'ask_live_4eC39HqLyjWDarjtT1zdp7dcQ2m9Xx';
+    await request(app).get(`/refused?api_key=${key}&access_token=eyJhbGciOi.x.y`).expect(401);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.url).toBe('/refused?api_key=[redacted]&access_token=[redacted]');
+    expect(JSON.stringify(lines)).not.toContain('4eC39HqLyjWD');
+    expect(JSON.stringify(lines)).not.toContain('eyJhbGciOi');
+  });
+
   it('when a handler throws a real exception, then it is logged with its stack, and the access line is at error', async () => {
     const { app, lines } = appLogging();
     await request(app).get('/broken').expect(500);

@@ -96,6 +96,26 @@ describe('requests refused before the application, in the Error shape', () => {
     expect((await exchange('POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n')).body).toBe('{"ok":true}');
   });
 
+  const fillers = (count: number) => Array.from({ length: count }, (_, i) => `X-Filler-${i}: ${i}\r\n`).join('');
+
+  it('when a request carries more than 100 headers, then 431 request_header_fields_too_large, and the connection closes', async () => {
+    // Host, Connection and 99 fillers: 101.
+    const reply = await exchange(`GET /x HTTP/1.1\r\nHost: a\r\n${fillers(99)}Connection: close\r\n\r\n`);
+    expectErrorShape(reply, 431, 'request_header_fields_too_large', /more than 100 header fields/);
+    expect(reply.closed).toBe(true);
+    expect((await exchange(`GET /x HTTP/1.1\r\nHost: a\r\n${fillers(98)}Connection: close\r\n\r\n`)).body).toBe('{"ok":true}');
+  });
+
+  it('when a second Host comes after 1,100 headers (past what Node keeps), then 431, not a request with one Host', async () => {
+    const reply = await exchange(`GET /x HTTP/1.1\r\nHost: a\r\n${fillers(1_100)}Host: b\r\nConnection: close\r\n\r\n`);
+    expectErrorShape(reply, 431, 'request_header_fields_too_large', /(more than|at most) 100 header fields/);
+  });
+
+  it('when the headers pass 16 KiB, then 431 too', async () => {
+    const reply = await exchange(`GET /x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\nConnection: close\r\n\r\n`);
+    expectErrorShape(reply, 431, 'request_header_fields_too_large', /16 KiB/);
+  });
+
   it('when the request line is malformed, then 400 invalid_parameter', async () => {
     expectErrorShape(await exchange('GET /x HTTP/9\r\nHost: a\r\n\r\n'), 400, 'invalid_parameter', /could not be parsed as HTTP\/1\.1/);
   });

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { maskUrlCredentials } from './redact';
+import { GENERATE_SECRET_HINT, secretWeakness } from './secret-strength';
 
 /**
  * Reads environment variables and collects every problem, so a misconfigured
@@ -68,7 +70,8 @@ export class EnvReader {
       if (!protocols.includes(url.protocol)) throw new Error('protocol');
       return raw;
     } catch {
-      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${raw}"`);
+      // The value may hold a password: the message never does.
+      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${maskUrlCredentials(raw)}"`);
       return fallback;
     }
   }
@@ -86,7 +89,7 @@ export class EnvReader {
       }
     });
     if (invalid.length > 0) {
-      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map((e) => `"${e}"`).join(', ')} is not one`);
+      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map((e) => `"${maskUrlCredentials(e)}"`).join(', ')} is not one`);
       return fallback;
     }
     return entries;
@@ -102,11 +105,15 @@ export class EnvReader {
     return raw as T;
   }
 
-  /** A secret that production must be given; elsewhere `developmentValue()` provides one. */
+  /**
+   * A secret that production must be given; elsewhere `developmentValue()` provides one. In
+   * production it must also not be obviously chosen by a person (`secretWeakness`).
+   */
   secret(name: string, developmentValue: () => string, minLength = 16): { value: string; generated: boolean } {
     const raw = this.string(name);
     if (raw !== undefined) {
-      if (raw.length < minLength) this.problems.push(`${name} must be at least ${minLength} characters long`);
+      if (raw.length < minLength) this.problems.push(`${name} must be at least ${minLength} characters long (${GENERATE_SECRET_HINT})`);
+      else this.strongInProduction(name, raw);
       return { value: raw, generated: false };
     }
     if (this.production) {
@@ -114,6 +121,13 @@ export class EnvReader {
       return { value: '', generated: false };
     }
     return { value: developmentValue(), generated: true };
+  }
+
+  /** In production, a problem when `value` (the secret called `what`) is obviously weak; the message never shows the value. */
+  strongInProduction(what: string, value: string): void {
+    if (!this.production) return;
+    const weakness = secretWeakness(value);
+    if (weakness) this.problems.push(`${what} is too weak for production: ${weakness}; ${GENERATE_SECRET_HINT}`);
   }
 
   problem(message: string): void {

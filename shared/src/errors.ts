@@ -30,6 +30,8 @@ export const ERROR_CATALOGUE = {
   range_not_satisfiable: 416,
   /** An Expect header other than 100-continue. */
   expectation_failed: 417,
+  /** More request headers than a server accepts (MAX_REQUEST_HEADERS), or more than 16 KiB of them. */
+  request_header_fields_too_large: 431,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,6 +1,6 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { answerEarly, answerRefusedRequests, requestHeadRefusal } from './client-errors';
+import { MAX_REQUEST_HEADERS, answerEarly, answerRefusedRequests, parserHeaderLimit, requestHeadRefusal } from './client-errors';
 
 /**
  * The HTTP servers of both services: deliberate timeouts, and a drain that lets a rolling deploy
@@ -38,8 +38,13 @@ export interface DrainableServer {
   cut(): void;
 }
 
+export interface ServerLimits {
+  /** Header fields one request may carry; more: 431 (default MAX_REQUEST_HEADERS). */
+  maxRequestHeaders?: number;
+}
+
 /** A server whose connections close as their responses end once `lifecycle.draining` is set. */
-export function createDrainableServer(app: RequestListener, timeouts: ServerTimeouts, lifecycle: Lifecycle): DrainableServer {
+export function createDrainableServer(app: RequestListener, timeouts: ServerTimeouts, lifecycle: Lifecycle, { maxRequestHeaders = MAX_REQUEST_HEADERS }: ServerLimits = {}): DrainableServer {
   const inFlight = new Set<ServerResponse>();
   // Node checks the two request timeouts every `connectionsCheckingInterval` (30 s by default), so a
   // 10 s limit could fire 40 s late: a second keeps them close to what they say.
@@ -47,7 +52,7 @@ export function createDrainableServer(app: RequestListener, timeouts: ServerTime
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     if (lifecycle.draining) closeAfter(res);
-    const refusal = requestHeadRefusal(req);
+    const refusal = requestHeadRefusal(req, maxRequestHeaders);
     if (refusal) {
       res.setHeader('Connection', 'close'); // its body, if any, is not read
       answerEarly(res, refusal);
@@ -58,7 +63,10 @@ export function createDrainableServer(app: RequestListener, timeouts: ServerTime
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
-  answerRefusedRequests(server);
+  // Node's own default keeps 1,000 headers and drops the rest without a word: keep one more than
+  // the limit, so the count above sees every request that has too many.
+  server.maxHeadersCount = parserHeaderLimit(maxRequestHeaders);
+  answerRefusedRequests(server, maxRequestHeaders);
 
   let drained: Promise<void> | undefined;
   return {

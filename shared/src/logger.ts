@@ -1,13 +1,10 @@
 import pino, { type Logger, type LevelWithSilent } from 'pino';
 
-/** Headers that carry credentials never reach a log line. */
+/** Headers that carry credentials never reach a log line, wherever a logged object holds them (one level down too). */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-admin-token', 'x-api-key'];
 const REDACTED = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-admin-token"]',
-  'headers.authorization',
   'authorization',
-  'res.headers["set-cookie"]',
+  ...CREDENTIAL_HEADERS.flatMap((name) => [`headers["${name}"]`, `req.headers["${name}"]`, `res.headers["${name}"]`, `*.headers["${name}"]`]),
 ];
 
 /**

@@ -154,9 +154,9 @@ describe('gateway routing', () => {
 
   it('when the headers are too large for the HTTP parser, then the answer is still an Error with a request id', async () => {
     const response = await fetch(`${url}/v1/pets`, { headers: { ...auth, 'x-big': 'x'.repeat(20_000) } });
-    expect(response.status).toBe(400);
+    expect(response.status).toBe(431);
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await response.json()).toEqual({ code: 'invalid_parameter', message: expect.stringContaining('headers'), status: 400 });
+    expect(await response.json()).toEqual({ code: 'request_header_fields_too_large', message: expect.stringContaining('16 KiB'), status: 431 });
   });
 
   it('when the admin API is called on the public port, then it is not there', async () => {

@@ -100,6 +100,16 @@ export class MemoryAccountStore implements AccountStore {
     return true;
   }
 
+  async removeRevokedKey(id: string): Promise<boolean> {
+    const key = this.keys.get(id);
+    if (!key || key.revokedAt === null) return false;
+    this.keys.delete(id);
+    if (this.keyIdByHash.get(key.hash) === id) this.keyIdByHash.delete(key.hash);
+    this.lastUsed.delete(id);
+    this.emit({ type: 'key', keyId: key.id, hash: key.hash });
+    return true;
+  }
+
   async recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {
     for (const [keyId, at] of uses) if (at > (this.lastUsed.get(keyId) ?? 0)) this.lastUsed.set(keyId, at);
   }

@@ -139,6 +139,20 @@ if redis.call('HGET', KEYS[1], 'revokedAt') == '' then redis.call('HSET', KEYS[1
 redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[3], hash = hash }))
 return 1`;
 
+// KEYS: key record, the last-used hash. ARGV: channel, key id, the hash index's name and the
+// account key set's name without their suffixes (the hash and the account are read in here). Only a
+// revoked key goes; every name shares the prefix's hash slot.
+const REMOVE_REVOKED_KEY = `
+local fields = redis.call('HMGET', KEYS[1], 'hash', 'accountId', 'revokedAt')
+local hash, accountId, revokedAt = fields[1], fields[2], fields[3]
+if not hash or not revokedAt or revokedAt == '' then return 0 end
+redis.call('DEL', KEYS[1])
+if redis.call('GET', ARGV[3] .. hash) == ARGV[2] then redis.call('DEL', ARGV[3] .. hash) end
+redis.call('SREM', ARGV[4] .. accountId .. ':keys', ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[2])
+redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[2], hash = hash }))
+return 1`;
+
 // KEYS: the hash index entry, the plans hash. ARGV: the names of a key record and of an account
 // without their ids (built by the store's key helpers), since the ids are only known in here.
 // Every name shares the prefix's hash slot, so on a cluster the undeclared ones are local too.
@@ -290,6 +304,11 @@ export class RedisAccountStore implements AccountStore {
   async revokeKey(id: string, at: string): Promise<boolean> {
     const revoked = await this.run(() => this.redis.eval(REVOKE_KEY, 1, this.keyKey(id), this.channel, at, id));
     return revoked === 1;
+  }
+
+  async removeRevokedKey(id: string): Promise<boolean> {
+    const removed = await this.run(() => this.redis.eval(REMOVE_REVOKED_KEY, 2, this.keyKey(id), this.key('keys:last-used'), this.channel, id, this.hashKey(''), this.accountKey('')));
+    return removed === 1;
   }
 
   async recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {

@@ -109,6 +109,13 @@ export interface AccountStore {
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when there is no such key. */
   revokeKey(id: string, at: string): Promise<boolean>;
+  /**
+   * Deletes a revoked key for good (its record, its hash, its place in the account's list and its
+   * last use), so that revoked keys do not pile up; an active key is never deleted. False when there
+   * is no such revoked key. Its hash is then unknown, which authentication answers as it answers a
+   * revoked one.
+   */
+  removeRevokedKey(id: string): Promise<boolean>;
 
   /** Accounts in creation order, filtered and paged, from indexes kept with every write (never a scan of all keys). */
   listAccounts(query: AccountQuery): Promise<AccountPage>;

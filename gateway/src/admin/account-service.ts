@@ -23,6 +23,27 @@ export const SYSTEM_ACTOR = 'system';
 /** Days of accepted-request history shown with an account. */
 export const HISTORY_DAYS_SHOWN = 30;
 
+/**
+ * What one account may do with keys, on every path (portal, admin API, CLI, console): a key is
+ * cheap to make and each one costs the store, the caches and the audit trail something, so one
+ * account (a portal sign-up in particular) must not be a key factory, nor keep every key it ever
+ * revoked. Revoked keys are kept a while (listings and the audit trail name them) and then removed.
+ */
+export interface KeyLimits {
+  /** Keys created in any 24 hours. */
+  createdPerDay: number;
+  /** Active (unrevoked) keys held at once. */
+  active: number;
+  /** Revoked keys kept; past it, the oldest revoked ones are removed. */
+  revokedKept: number;
+  /** A revoked key is removed this long after its revocation. */
+  revokedRetentionMs: number;
+}
+
+export const KEY_LIMITS: Readonly<KeyLimits> = Object.freeze({ createdPerDay: 20, active: 10, revokedKept: 20, revokedRetentionMs: 30 * 86_400_000 });
+
+const DAY_MS = 86_400_000;
+
 export const MAX_QUOTA = 1_000_000_000;
 export const MAX_NAME_LENGTH = 100;
 
@@ -99,6 +120,8 @@ export interface AccountServiceOptions {
   keyActivity?: KeyActivity;
   /** Told when a change was made but its audit entry could not be written. */
   logger?: Pick<Logger, 'error'>;
+  /** Tests lower them; production uses KEY_LIMITS. */
+  keyLimits?: Partial<KeyLimits>;
   now?: () => number;
 }
 
@@ -119,15 +142,19 @@ export class AccountService {
   private readonly audit: AuditLog;
   private readonly keyActivity: KeyActivity;
   private readonly logger: Pick<Logger, 'error'> | undefined;
+  private readonly keyLimits: KeyLimits;
+  /** Key changes of one account, one at a time in this process, so concurrent creations cannot all pass the caps. */
+  private readonly keyWork = new Map<string, Promise<unknown>>();
   private readonly now: () => number;
 
-  constructor({ store, limiter, environment = DEFAULT_API_ENVIRONMENT, audit, keyActivity, logger, now = Date.now }: AccountServiceOptions) {
+  constructor({ store, limiter, environment = DEFAULT_API_ENVIRONMENT, audit, keyActivity, logger, keyLimits = {}, now = Date.now }: AccountServiceOptions) {
     this.store = store;
     this.limiter = limiter;
     this.environment = environment;
     this.audit = audit ?? new MemoryAuditLog();
     this.keyActivity = keyActivity ?? { lastUsed: (keyIds) => store.keysLastUsed(keyIds) };
     this.logger = logger;
+    this.keyLimits = { ...KEY_LIMITS, ...keyLimits };
     this.now = now;
   }
 
@@ -188,8 +215,32 @@ export class AccountService {
     return this.view(updated);
   }
 
+  /**
+   * A new key, within the account's key limits: 400 invalid_parameter when it holds the most active
+   * keys, 429 rate_limited (with Retry-After) when it has created the most in the last 24 hours.
+   * Revoked keys past their retention, or past the number kept, are removed first.
+   */
   async createKey(accountId: string, actor = SYSTEM_ACTOR): Promise<CreatedKey> {
     const account = await this.requireAccount(accountId);
+    return this.oneAtATime(account.id, async () => {
+      const keys = await this.store.listKeys(account.id);
+      const now = this.now();
+      await this.removeOldRevokedKeys(keys, now);
+      const limits = this.keyLimits;
+      if (keys.filter((key) => key.revokedAt === null).length >= limits.active) {
+        throw new ApiError('invalid_parameter', `Account ${account.id} already has ${limits.active} active keys, the most an account may hold: revoke one it no longer uses first.`);
+      }
+      // Removed keys count too: they were created.
+      const createdToday = keys.map((key) => Date.parse(key.createdAt)).filter((at) => now - at < DAY_MS);
+      if (createdToday.length >= limits.createdPerDay) {
+        const seconds = Math.max(1, Math.ceil((Math.min(...createdToday) + DAY_MS - now) / 1000));
+        throw new ApiError('rate_limited', `Account ${account.id} has created ${limits.createdPerDay} keys in the last 24 hours, the most it may: the next one can be created in ${describeSeconds(seconds)}.`, { 'Retry-After': String(seconds) });
+      }
+      return this.addKey(account, actor);
+    });
+  }
+
+  private async addKey(account: Account, actor: string): Promise<CreatedKey> {
     const key = generateApiKey(this.environment);
     const record: ApiKeyRecord = { id: newKeyId(), accountId: account.id, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null, masked: maskApiKey(key) };
     await this.store.addKey(record);
@@ -228,7 +279,33 @@ export class AccountService {
     if (!key || !(await this.store.revokeKey(key.id, at))) throw notFound('key', keyId);
     if (key.revokedAt === null) {
       await this.record({ actor, action: 'key.revoked', target: key.id, accountId: key.accountId, before: { revokedAt: null }, after: { revokedAt: at } });
+      // The revoked keys an account keeps stay bounded even if it never creates another.
+      await this.oneAtATime(key.accountId, async () => this.removeOldRevokedKeys(await this.store.listKeys(key.accountId), this.now()));
     }
+  }
+
+  /**
+   * Removes the revoked keys among `keys` that are past their retention or beyond the number kept
+   * (oldest revocations first). Housekeeping, not a change anyone made: no audit entry; the trail
+   * keeps the key's creation and revocation.
+   */
+  private async removeOldRevokedKeys(keys: readonly ApiKeyRecord[], now: number): Promise<void> {
+    const { revokedKept, revokedRetentionMs } = this.keyLimits;
+    const revoked = keys.filter((key) => key.revokedAt !== null).sort((a, b) => Date.parse(b.revokedAt!) - Date.parse(a.revokedAt!));
+    const expired = revoked.filter((key, i) => i >= revokedKept || now - Date.parse(key.revokedAt!) >= revokedRetentionMs);
+    for (const key of expired) await this.store.removeRevokedKey(key.id);
+  }
+
+  /** Runs `work` after any earlier key work of the same account in this process has finished. */
+  private oneAtATime<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.keyWork.get(accountId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.keyWork.set(accountId, settled);
+    void settled.then(() => {
+      if (this.keyWork.get(accountId) === settled) this.keyWork.delete(accountId);
+    });
+    return next;
   }
 
   async liftBan(keyId: string, actor = SYSTEM_ACTOR): Promise<void> {
@@ -299,6 +376,12 @@ export class AccountService {
   private isoNow(): string {
     return new Date(this.now()).toISOString();
   }
+}
+
+function describeSeconds(seconds: number): string {
+  if (seconds < 60) return `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes < 120 ? `${minutes} minutes` : `${Math.ceil(minutes / 60)} hours`;
 }
 
 function viewOf(account: Account, plan: Plan): AccountView {

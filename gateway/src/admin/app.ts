@@ -14,6 +14,8 @@ import { accountsCursor, auditCursor, parseAccountsCursor, parseAuditCursor } fr
 import { ListingQuery, nextPageLink } from './query';
 import type { OpsReports } from './reports';
 import { validateAccountPatch, validateNewAccount, validatePlanNumbers } from './schemas';
+import { requireKnownHost } from './host-check';
+import { TokenFailures } from './token-failures';
 import { SHARED_TOKEN_ACTOR, type AdminToken } from './tokens';
 
 export interface AdminAppOptions {
@@ -24,6 +26,12 @@ export interface AdminAppOptions {
   /** Operators' own tokens (`ADMIN_TOKENS`). At least one token, of either kind, is required. */
   adminTokens?: readonly AdminToken[];
   logger: Logger;
+  /** The admin port's own address (`ADMIN_HOST`, default 127.0.0.1): a name its requests may be sent to. */
+  adminHost?: string;
+  /** More names requests may be sent to (`ADMIN_ALLOWED_HOSTS`); the loopback names are always allowed. */
+  allowedHosts?: readonly string[];
+  /** The back-off after wrong tokens (default: TOKEN_FAILURE_POLICY, IPv6 per /64). */
+  tokenFailures?: TokenFailures;
   /**
    * Mounts more routes (e.g. `/metrics`) after the ops routes and before the 404 handler.
    * `requireAdmin` is the same bearer check the ops routes use, for routes that want it.
@@ -38,18 +46,25 @@ const REALM = 'Bearer realm="admin"';
  * lengths leak nothing either, and all are compared, so the time says nothing about which one
  * matched), and keeps the matching token's name as the request's actor.
  */
-export function adminAuth(tokens: readonly AdminToken[]): RequestHandler {
+export function adminAuth(tokens: readonly AdminToken[], failures: TokenFailures = new TokenFailures()): RequestHandler {
   if (tokens.length === 0 || tokens.some(({ token }) => token.length === 0)) throw new Error('the admin token must not be empty');
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const parsed = authorizationOf(req);
     if (!parsed.ok) {
       throw new ApiError('unauthorized', 'The admin API requires Authorization: Bearer <ADMIN_TOKEN>.', { 'WWW-Authenticate': REALM });
+    }
+    // Before the comparison: an address that must back off learns nothing about the token it sent.
+    const address = req.socket.remoteAddress;
+    const wait = await failures.reserve(address);
+    if (wait !== null) {
+      throw new ApiError('rate_limited', `Too many wrong admin tokens from this address: try again in ${wait} seconds.`, { 'Retry-After': String(wait) });
     }
     let actor: string | undefined;
     for (const { name, token } of tokens) if (sameSecret(parsed.token, token)) actor ??= name;
     if (actor === undefined) {
       throw new ApiError('unauthorized', 'The admin token is not valid.', { 'WWW-Authenticate': `${REALM}, error="invalid_token"` });
     }
+    await failures.release(address);
     (res.locals as AdminLocals).actor = actor;
     next();
   };
@@ -109,10 +124,12 @@ export function createAdminApp(options: AdminAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const requireAdmin = adminAuth(tokensOf(options));
+  const requireAdmin = adminAuth(tokensOf(options), options.tokenFailures);
 
   app.use(requestId);
   app.use(accessLog(logger));
+  // Before anything else answers: a DNS-rebinding page must not even get the console.
+  app.use(requireKnownHost({ adminHost: options.adminHost ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [] }));
   // The console's page, script and style need no token: everything they show comes from /admin, which does.
   app.use(consoleRoutes());
   app.use('/admin', (_req, res, next) => {

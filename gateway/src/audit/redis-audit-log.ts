@@ -8,6 +8,8 @@ export interface RedisAuditLogOptions {
   key: (name: string) => string;
   /** Entries kept (approximately: `MAXLEN ~` trims whole stream nodes). */
   maxEntries?: number;
+  /** The stream's name in the keyspace (default `audit`: operators' changes; `audit:portal` for the portal's). */
+  stream?: string;
   /** Entries one listing script call may look at (default 2,000). */
   listBudget?: number;
 }
@@ -57,9 +59,9 @@ export class RedisAuditLog implements AuditLog {
   private readonly maxEntries: number;
   private readonly listBudget: number;
 
-  constructor({ redis, key, maxEntries = AUDIT_ENTRIES_KEPT, listBudget = 2_000 }: RedisAuditLogOptions) {
+  constructor({ redis, key, maxEntries = AUDIT_ENTRIES_KEPT, listBudget = 2_000, stream = 'audit' }: RedisAuditLogOptions) {
     this.redis = redis;
-    this.streamKey = key('audit');
+    this.streamKey = key(stream);
     this.maxEntries = maxEntries;
     this.listBudget = listBudget;
   }

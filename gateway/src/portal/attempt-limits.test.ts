@@ -4,24 +4,36 @@ import { AttemptLimits } from './attempt-limits';
 import { portalRedisKeys } from './redis-store';
 
 const keyPrefix = (kind: string) => portalRedisKeys('test:').attempts(kind);
-const policies = { logInPerEmail: { points: 3, durationSeconds: 60 } };
+const policies = { logInFailuresPerEmailAndAddress: { points: 3, durationSeconds: 60 } };
 
 describe('AttemptLimits', () => {
   it('when the attempts of a subject run out, then the next is refused with the seconds to wait; others are unaffected', async () => {
     const limits = new AttemptLimits({ keyPrefix, policies });
-    for (let i = 0; i < 3; i += 1) expect(await limits.take('logInPerEmail', 'ann@example.com')).toBeNull();
-    const wait = await limits.take('logInPerEmail', 'ann@example.com');
+    for (let i = 0; i < 3; i += 1) expect(await limits.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).toBeNull();
+    const wait = await limits.take('logInFailuresPerEmailAndAddress', 'ann@example.com');
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(60);
-    expect(await limits.take('logInPerEmail', 'bob@example.com')).toBeNull();
-    expect(await limits.take('logInPerIp', 'ann@example.com')).toBeNull();
+    expect(await limits.take('logInFailuresPerEmailAndAddress', 'bob@example.com')).toBeNull();
+    expect(await limits.take('logInFailuresPerAddress', 'ann@example.com')).toBeNull();
+  });
+
+  it('when an attempt is given back, then it no longer counts; a charge counts past the limit without being refused', async () => {
+    const limits = new AttemptLimits({ keyPrefix, policies });
+    for (let i = 0; i < 3; i += 1) expect(await limits.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).toBeNull();
+    await limits.giveBack('logInFailuresPerEmailAndAddress', 'ann@example.com');
+    expect(await limits.counted('logInFailuresPerEmailAndAddress', 'ann@example.com')).toBe(2);
+    expect(await limits.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).toBeNull();
+    expect(await limits.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).not.toBeNull();
+    for (let i = 0; i < 5; i += 1) await limits.charge('logInFailuresPerEmail', 'ann@example.com');
+    expect(await limits.counted('logInFailuresPerEmail', 'ann@example.com')).toBe(5);
+    expect(limits.allowed('logInFailuresPerEmailAndAddress')).toBe(3);
   });
 
   it('when a subject is forgotten, then its attempts start again', async () => {
     const limits = new AttemptLimits({ keyPrefix, policies });
-    for (let i = 0; i < 4; i += 1) await limits.take('logInPerEmail', 'ann@example.com');
-    await limits.forget('logInPerEmail', 'ann@example.com');
-    expect(await limits.take('logInPerEmail', 'ann@example.com')).toBeNull();
+    for (let i = 0; i < 4; i += 1) await limits.take('logInFailuresPerEmailAndAddress', 'ann@example.com');
+    await limits.forget('logInFailuresPerEmailAndAddress', 'ann@example.com');
+    expect(await limits.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).toBeNull();
   });
 
   it('when two replicas share Redis, then they share the count, under the portal prefix; with Redis gone they still limit', async () => {
@@ -30,15 +42,15 @@ describe('AttemptLimits', () => {
     try {
       const a = new AttemptLimits({ redis: one, keyPrefix, policies });
       const b = new AttemptLimits({ redis: two, keyPrefix, policies });
-      expect(await a.take('logInPerEmail', 'ann@example.com')).toBeNull();
-      expect(await b.take('logInPerEmail', 'ann@example.com')).toBeNull();
-      expect(await a.take('logInPerEmail', 'ann@example.com')).toBeNull();
-      expect(await b.take('logInPerEmail', 'ann@example.com')).not.toBeNull();
-      expect(await one.keys('*')).toEqual(['test:portal:attempts:logInPerEmail:ann@example.com']);
+      expect(await a.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).toBeNull();
+      expect(await b.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).toBeNull();
+      expect(await a.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).toBeNull();
+      expect(await b.take('logInFailuresPerEmailAndAddress', 'ann@example.com')).not.toBeNull();
+      expect(await one.keys('*')).toEqual(['test:portal:attempts:logInFailuresPerEmailAndAddress:ann@example.com']);
 
       await redis.stop();
-      for (let i = 0; i < 3; i += 1) expect(await a.take('logInPerEmail', 'bob@example.com')).toBeNull();
-      expect(await a.take('logInPerEmail', 'bob@example.com')).not.toBeNull();
+      for (let i = 0; i < 3; i += 1) expect(await a.take('logInFailuresPerEmailAndAddress', 'bob@example.com')).toBeNull();
+      expect(await a.take('logInFailuresPerEmailAndAddress', 'bob@example.com')).not.toBeNull();
     } finally {
       one.disconnect();
       two.disconnect();

@@ -1,9 +1,20 @@
-import { MAX_PASSWORD_LENGTH, checkEmail, checkNewPassword, normaliseEmail } from './credential-rules';
+import { randomBytes } from 'node:crypto';
+import { MAX_PASSWORD_LENGTH, checkEmail, checkNewPassword, legacyEmail, logInEmails } from './credential-rules';
 
-describe('credential rules', () => {
+describe('emails', () => {
   it('when an email has spaces around it or capitals, then it is trimmed and lower-cased', () => {
-    expect(normaliseEmail('  Ann.Lee@Example.COM \t')).toBe('ann.lee@example.com');
-    expect(checkEmail(' Ann@Example.com ')).toEqual({ ok: true, value: 'ann@example.com' });
+    expect(checkEmail(' Ann.Lee@Example.COM \t')).toEqual({ ok: true, value: 'ann.lee@example.com' });
+  });
+
+  it.each([
+    ['full-width letters', '\uff56ictim@example.com', 'victim@example.com'],
+    ['a full-width @', 'victim\uff20example.com', 'victim@example.com'],
+    ['a trailing dot on the domain', 'victim@example.com.', 'victim@example.com'],
+    ['an internationalised domain', 'ann@B\u00fccher.example', 'ann@xn--bcher-kva.example'],
+    ['the same domain, its letter decomposed', 'ann@bu\u0308cher.example', 'ann@xn--bcher-kva.example'],
+    ['a domain already in punycode', 'ann@XN--BCHER-KVA.example', 'ann@xn--bcher-kva.example'],
+  ])('when an email has %s, then it is the one address that prints alike', (_label, raw, canonical) => {
+    expect(checkEmail(raw)).toEqual({ ok: true, value: canonical });
   });
 
   it.each([
@@ -13,7 +24,13 @@ describe('credential rules', () => {
     ['without a dot in the domain', 'ann@example', 'like name@example.com'],
     ['with two @', 'ann@@example.com', 'like name@example.com'],
     ['with a space', 'ann lee@example.com', 'like name@example.com'],
-    ['with a control character', 'ann@exa\u0000mple.com', 'like name@example.com'],
+    ['with a control character', 'ann@exa\u0000mple.com', 'not a valid domain name'],
+    ['with a zero-width space', 'vic\u200btim@example.com', 'invisible formatting character'],
+    ['with a zero-width joiner in the domain', 'victim@exam\u200dple.com', 'invisible formatting character'],
+    ['with a soft hyphen', 'vic\u00adtim@example.com', 'invisible formatting character'],
+    ['with a right-to-left override', 'victim@\u202eexample.com', 'invisible formatting character'],
+    ['with a byte-order mark inside', 'vic\ufefftim@example.com', 'invisible formatting character'],
+    ['with a domain IDNA refuses', 'ann@exa%mple.com', 'not a valid domain name'],
     ['262 characters long', `${'a'.repeat(250)}@example.com`, 'longer than 254'],
   ])('when the email is %s, then it is refused saying so', (_label, raw, message) => {
     const checked = checkEmail(raw);
@@ -21,19 +38,40 @@ describe('credential rules', () => {
     if (!checked.ok) expect(checked.message).toContain(message);
   });
 
+  it('when an account was made before emails were normalised this way, then log-in also looks it up in the form it was stored in', () => {
+    expect(legacyEmail(' \uff56ictim@Example.com. ')).toBe('\uff56ictim@example.com.');
+    expect(logInEmails('\uff56ictim@Example.com.')).toEqual({ ok: true, value: ['victim@example.com', '\uff56ictim@example.com.'] });
+    expect(logInEmails('ann@example.com')).toEqual({ ok: true, value: ['ann@example.com'] });
+    expect(logInEmails('vic\u200btim@example.com')).toEqual({ ok: true, value: ['vic\u200btim@example.com'] });
+    expect(logInEmails('ann').ok).toBe(false);
+  });
+});
+
+describe('new passwords', () => {
   it.each([
     ['10 characters', 'short9char', true],
     ['9 characters', '123456789', false],
-    ['at the maximum length', 'x'.repeat(MAX_PASSWORD_LENGTH), true],
+    ['at the maximum length', randomBytes(96).toString('base64'), true],
     ['over the maximum length', 'x'.repeat(MAX_PASSWORD_LENGTH + 1), false],
     ['a common one', 'Password123', false],
+    ['a common one with the usual swaps', 'P@ssw0rd123', false],
+    ['one from the maintained list', 'qwerty1234', false],
+    ['one character repeated', 'aaaaaaaaaa', false],
+    ['a run of digits', '0123456789', false],
+    ['ten spaces', ' '.repeat(10), false],
+    ['only invisible characters', '\u200b'.repeat(12), false],
+    ['only control characters', '\u0001'.repeat(12), false],
     ['the email address', 'ann@example.com', false],
+    ['the email address in capitals', 'ANN@EXAMPLE.COM', false],
     ['not ASCII', 'ünïcödé-pässwörd', true],
+    ['a passphrase', 'correct horse battery staple', true],
   ])('when a new password is %s, then it is accepted: %s', (_label, password, accepted) => {
     expect(checkNewPassword(password, 'ann@example.com').ok).toBe(accepted);
   });
 
-  it('when a password is too short, then the message gives the minimum', () => {
+  it('when a password is too short, only blank, or a repeated character, then the message says which', () => {
     expect(checkNewPassword('abc', 'ann@example.com')).toEqual({ ok: false, message: 'The password must have at least 10 characters.' });
+    expect(checkNewPassword(' '.repeat(10), 'ann@example.com')).toEqual({ ok: false, message: 'The password must not be only spaces or invisible characters.' });
+    expect(checkNewPassword('a'.repeat(10), 'ann@example.com')).toEqual({ ok: false, message: 'This password is too easy to guess (it is one character repeated); choose another.' });
   });
 });

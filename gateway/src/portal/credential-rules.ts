@@ -1,3 +1,7 @@
+import { domainToASCII } from 'node:url';
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { secretWeakness } from '../../../shared/src/secret-strength';
+
 /**
  * What the portal accepts as an email and a password. Each check returns the message a person
  * sees next to the field, or the normalised value.
@@ -12,21 +16,70 @@ export const MAX_PASSWORD_LENGTH = 128;
 
 // One @, something on each side, a dot in the domain, no white space or control characters.
 const EMAIL_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
+// Unicode format characters (category Cf): zero-width spaces and joiners, bidi controls, the soft
+// hyphen… Invisible in every listing, so `ann\u200b@example.com` would print as `ann@example.com`.
+const FORMAT_CHARACTER = /\p{Cf}/u;
+const ONLY_BLANK = /^[\s\p{Z}\p{Cc}\p{Cf}]*$/u;
 
-/** Passwords refused whatever their length: the most common ones that would pass it. */
-const COMMON_PASSWORDS = new Set(['1234567890', '0123456789', '12345678910', 'password12', 'password123', 'password1234', 'qwertyuiop', '1q2w3e4r5t', 'iloveyou12', 'abcdefghij', '1111111111', '0000000000', 'qwerty1234', 'passw0rd123']);
-
-/** Trimmed and lower-cased, so `Ann@Example.com ` and `ann@example.com` are one log-in. */
-export function normaliseEmail(raw: string): string {
-  return raw.normalize('NFC').trim().toLowerCase();
+/**
+ * The one form an email is kept and looked up in, so that addresses that print alike are one
+ * address: NFKC (the full-width `ｖictim@…` is `victim@…`), trimmed, lower-cased (the local part
+ * too, as it always was: `Ann@…` and `ann@…` are one log-in), the domain in its IDNA ASCII form
+ * (`bücher.example` is `xn--bcher-kva.example`, whatever way its letters were composed), without a
+ * trailing dot. Refused: format characters (zero-width, bidi, soft hyphen: category Cf) and a
+ * domain IDNA does not accept.
+ */
+export function checkEmail(raw: string): Checked<string> {
+  const trimmed = raw.normalize('NFKC').trim();
+  if (trimmed === '') return { ok: false, message: 'Enter your email address.' };
+  if (FORMAT_CHARACTER.test(trimmed)) {
+    return { ok: false, message: 'The email address contains an invisible formatting character (zero-width, direction mark, soft hyphen…): type it again without it.' };
+  }
+  const at = trimmed.lastIndexOf('@');
+  const domain = at < 0 ? '' : trimmed.slice(at + 1).replace(/\.$/, '');
+  const asciiDomain = domain === '' ? '' : domainToASCII(domain);
+  if (at > 0 && domain !== '' && asciiDomain === '') return { ok: false, message: 'The part of the email address after @ is not a valid domain name.' };
+  const email = `${trimmed.slice(0, Math.max(0, at)).toLowerCase()}@${asciiDomain}`;
+  if ([...email].length > MAX_EMAIL_LENGTH) return { ok: false, message: `The email address is longer than ${MAX_EMAIL_LENGTH} characters.` };
+  if (at <= 0 || !EMAIL_SHAPE.test(email)) return { ok: false, message: 'Enter an email address like name@example.com.' };
+  return { ok: true, value: email };
 }
 
-export function checkEmail(raw: string): Checked<string> {
-  const email = normaliseEmail(raw);
-  if (email === '') return { ok: false, message: 'Enter your email address.' };
-  if ([...email].length > MAX_EMAIL_LENGTH) return { ok: false, message: `The email address is longer than ${MAX_EMAIL_LENGTH} characters.` };
-  if (!EMAIL_SHAPE.test(email)) return { ok: false, message: 'Enter an email address like name@example.com.' };
-  return { ok: true, value: email };
+/** How sign-up stored emails before `checkEmail` normalised them (NFC, trimmed, lower-cased): accounts made then keep logging in. */
+export function legacyEmail(raw: string): string | undefined {
+  const email = raw.normalize('NFC').trim().toLowerCase();
+  return EMAIL_SHAPE.test(email) && [...email].length <= MAX_EMAIL_LENGTH ? email : undefined;
+}
+
+/**
+ * The forms a log-in looks an email up under, the canonical one first (the one its attempts are
+ * counted under): then the form an account made before the canonical form existed has, when it
+ * differs. Refused only when neither is an email.
+ */
+export function logInEmails(raw: string): Checked<string[]> {
+  const canonical = checkEmail(raw);
+  const legacy = legacyEmail(raw);
+  if (!canonical.ok) return legacy === undefined ? canonical : { ok: true, value: [legacy] };
+  return { ok: true, value: legacy === undefined || legacy === canonical.value ? [canonical.value] : [canonical.value, legacy] };
+}
+
+/**
+ * The most common passwords (about 49,000, from the zxcvbn-ts project's maintained list), loaded
+ * on first use: a password among them is guessed in the first seconds of any attack.
+ */
+let commonPasswords: ReadonlySet<string> | undefined;
+function isCommon(password: string): boolean {
+  commonPasswords ??= new Set(dictionary['passwords-common'] as string[]);
+  const lower = password.normalize('NFKC').toLowerCase();
+  // Digits at the end are usually just digits (`password123`), so they are kept as they are.
+  const [, head = '', tail = ''] = /^(.*?)(\d*)$/s.exec(lower) ?? [];
+  return commonPasswords.has(lower) || commonPasswords.has(withoutLeet(lower)) || commonPasswords.has(`${withoutLeet(head)}${tail}`);
+}
+
+/** `p@ssw0rd` is `password` to anyone guessing: the usual digit and symbol swaps undone. */
+function withoutLeet(password: string): string {
+  const letters: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i' };
+  return password.replace(/[013457@$!]/g, (c) => letters[c]!);
 }
 
 /** The rules for a new password (log-in checks none of them: a wrong password is just wrong). */
@@ -34,7 +87,11 @@ export function checkNewPassword(password: string, email: string): Checked<strin
   const length = [...password.normalize('NFKC')].length;
   if (length < MIN_PASSWORD_LENGTH) return { ok: false, message: `The password must have at least ${MIN_PASSWORD_LENGTH} characters.` };
   if (length > MAX_PASSWORD_LENGTH) return { ok: false, message: `The password must have at most ${MAX_PASSWORD_LENGTH} characters.` };
-  if (COMMON_PASSWORDS.has(password.toLowerCase())) return { ok: false, message: 'This password is one of the most common ones; choose another.' };
-  if (normaliseEmail(password) === email) return { ok: false, message: 'The password must not be your email address.' };
+  if (ONLY_BLANK.test(password)) return { ok: false, message: 'The password must not be only spaces or invisible characters.' };
+  const weakness = secretWeakness(password);
+  if (weakness) return { ok: false, message: `This password is too easy to guess (${weakness}); choose another.` };
+  if (isCommon(password)) return { ok: false, message: 'This password is one of the most common ones; choose another.' };
+  const asEmail = checkEmail(password);
+  if ((asEmail.ok && asEmail.value === email) || legacyEmail(password) === email) return { ok: false, message: 'The password must not be your email address.' };
   return { ok: true, value: password };
 }

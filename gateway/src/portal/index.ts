@@ -5,9 +5,10 @@ import type { Limiter } from '../limits/types';
 import type { RedisClient } from '../redis';
 import { loadPortalAssets } from './assets';
 import { AttemptLimits, type AttemptPolicies } from './attempt-limits';
+import { DeviceCookies } from './device-cookies';
 import { MemoryPortalStore } from './memory-store';
 import { PasswordHasher, type ScryptCost } from './passwords';
-import { PortalService } from './portal-service';
+import { PortalService, type LogInSlowdown } from './portal-service';
 import { DEFAULT_PORTAL_REDIS_PREFIX, RedisPortalStore, portalRedisKeys } from './redis-store';
 import { createPortalRouter } from './routes';
 import { Sessions, type SessionPolicy } from './sessions';
@@ -17,11 +18,12 @@ import type { PortalStore } from './store';
 export interface PortalTuning {
   sessions?: SessionPolicy;
   attempts?: Partial<AttemptPolicies>;
+  logInSlowdown?: LogInSlowdown;
   passwordCost?: ScryptCost;
 }
 
 export interface PortalDeps {
-  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl'>;
+  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret'>;
   accounts: AccountService;
   /** For the usage history. */
   limiter: Pick<Limiter, 'history'>;
@@ -48,7 +50,10 @@ export function createPortal({ config, accounts, limiter, redis, redisPrefix = D
     sessions: new Sessions(portalStore, tuning.sessions),
     hasher: new PasswordHasher({ cost: tuning.passwordCost }),
     attempts: new AttemptLimits({ redis, keyPrefix: redisKeys.attempts, policies: tuning.attempts }),
+    devices: new DeviceCookies(config.internalJwtSecret),
     signUp: config.portalSignup,
+    ipv6PrefixLength: config.anonIpv6PrefixLength,
+    slowdown: tuning.logInSlowdown,
   });
   const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl });
   return { router, close: () => portalStore.close() };

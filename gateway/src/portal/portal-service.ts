@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { ApiError } from '../../../shared/src/errors';
 import type { Plan } from '../accounts/types';
 import { MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type KeyView, type WindowUsage } from '../admin/account-service';
 import type { PortalSignup } from '../config';
 import { KEY_ID_PATTERN } from '../keys/api-key';
+import { clientSubject } from '../limits/client-subject';
 import type { DailyCount, Limiter, WindowName } from '../limits/types';
 import type { AttemptKind, AttemptLimits } from './attempt-limits';
-import { checkEmail, checkNewPassword } from './credential-rules';
+import { checkEmail, checkNewPassword, logInEmails } from './credential-rules';
+import type { DeviceCookies } from './device-cookies';
 import type { PasswordHasher } from './passwords';
 import type { ActiveSession, Sessions } from './sessions';
 import type { PortalStore } from './store';
@@ -14,8 +17,6 @@ export type { KeyView };
 
 /** Days in the dashboard's chart. */
 export const CHART_DAYS = 30;
-/** Active keys one account may hold: enough for every environment and rotation, not a key factory. */
-export const MAX_ACTIVE_KEYS = 10;
 /** How long an email stays reserved by a sign-up that never finishes (e.g. the process died half-way). */
 const RESERVATION_MS = 60_000;
 
@@ -41,8 +42,34 @@ export interface Dashboard {
 export interface Credentials {
   email: string;
   password: string;
-  /** The client's address, for the per-IP attempt limits. */
+  /** The client's address, for the per-address attempt limits (IPv6 counted per network). */
   ip: string;
+  /** The browser's device cookie, if it sent one (`DeviceCookies`). */
+  device?: string;
+}
+
+/** A session started by a log-in or a sign-up, and the device cookie the browser keeps for next time. */
+export interface StartedSession {
+  token: string;
+  session: ActiveSession;
+  device: string;
+}
+
+/**
+ * How log-ins for an email that has failed too often are slowed down (never refused): each attempt
+ * past the allowance waits `stepMs` more, up to `maxMs`, before its password is checked. The owner,
+ * from a new browser, still gets in, seconds later; from a browser with the device cookie, at once.
+ */
+export interface LogInSlowdown {
+  stepMs: number;
+  maxMs: number;
+}
+
+export const LOG_IN_SLOWDOWN: LogInSlowdown = Object.freeze({ stepMs: 500, maxMs: 5_000 });
+
+/** The delay of an attempt on an email with `failures` counted, when `allowed` pass without one. */
+export function slowdownFor(failures: number, allowed: number, { stepMs, maxMs }: LogInSlowdown): number {
+  return failures < allowed ? 0 : Math.min(maxMs, (failures - allowed + 1) * stepMs);
 }
 
 export interface PortalServiceDeps {
@@ -52,7 +79,11 @@ export interface PortalServiceDeps {
   sessions: Sessions;
   hasher: PasswordHasher;
   attempts: AttemptLimits;
+  devices: DeviceCookies;
   signUp: PortalSignup;
+  /** `ANON_IPV6_PREFIX_LENGTH`: IPv6 clients share every per-address limit per network of this many bits, as on /v1. */
+  ipv6PrefixLength: number;
+  slowdown?: LogInSlowdown;
 }
 
 const SAME_ANSWER = 'The email or password is incorrect.';
@@ -69,9 +100,9 @@ export class PortalService {
   }
 
   /** A new Free account with this email and password, and a session for it. */
-  async signUp({ email: rawEmail, password, ip }: Credentials): Promise<{ token: string; session: ActiveSession }> {
+  async signUp({ email: rawEmail, password, ip }: Credentials): Promise<StartedSession> {
     if (!this.signUpOpen) throw new PortalRefusal(403, 'Sign-up is closed on this deployment: ask the Animal Store team for an account.');
-    await this.take('signUpPerIp', ip, 'Too many sign-ups from your network');
+    await this.take('signUpPerAddress', this.addressOf(ip), 'Too many sign-ups from your network');
     const email = valid(checkEmail(rawEmail));
     valid(checkNewPassword(password, email));
     await this.take('signUpPerEmail', email, 'Too many sign-ups for this email');
@@ -83,32 +114,69 @@ export class PortalService {
     // The reservation, not the check above, is what stops two concurrent sign-ups from making two accounts.
     if (!(await this.deps.store.reserveEmail(email, reservation, RESERVATION_MS))) throw taken;
     try {
-      const account = await this.deps.accounts.createAccount({ name: accountName(email), plan: 'free', email });
+      // Recorded in the portal's own audit stream, like the account's later changes to itself.
+      const account = await this.deps.accounts.createAccount({ name: accountName(email), plan: 'free', email }, PORTAL_SIGN_UP_ACTOR);
       const credential = { accountId: account.id, passwordHash, createdAt: account.createdAt };
       if (!(await this.deps.store.completeSignUp(email, reservation, credential))) {
         throw new PortalRefusal(503, 'The sign-up took too long to finish; please try again.');
       }
-      return await this.deps.sessions.start(account.id);
+      return { ...(await this.deps.sessions.start(account.id)), device: this.deps.devices.issue(email) };
     } catch (error) {
       await this.deps.store.releaseEmail(email, reservation).catch(() => undefined);
       throw error;
     }
   }
 
-  /** A new session when the password is right; one answer, after the same work, for a wrong password and an unknown email. */
-  async logIn({ email: rawEmail, password, ip }: Credentials): Promise<{ token: string; session: ActiveSession }> {
-    await this.take('logInPerIp', ip, 'Too many log-in attempts from your network');
+  /**
+   * A new session when the password is right; one answer, after the same work, for a wrong password
+   * and an unknown email. Only failures count: each rule reserves an attempt before the password is
+   * checked (so a burst of concurrent guesses cannot overrun it) and gives it back on success. A
+   * stranger's attempt is limited per address and per email and address, and slowed down (never
+   * refused) per email; a browser with the email's device cookie is limited only per device.
+   */
+  async logIn({ email: rawEmail, password, ip, device }: Credentials): Promise<StartedSession> {
     if (rawEmail.trim() === '' || password === '') throw new PortalRefusal(400, 'Enter your email address and your password.');
-    const checked = checkEmail(rawEmail);
-    if (!checked.ok) throw new PortalRefusal(400, checked.message);
-    const email = checked.value;
-    await this.take('logInPerEmail', email, 'Too many log-in attempts for this email');
+    // The canonical form first; an account made before it existed is found under its old form.
+    const forms = valid(logInEmails(rawEmail));
+    const email = forms[0]!;
+    const address = this.addressOf(ip);
+    const deviceId = this.deps.devices.verify(device, email);
 
-    const credential = await this.deps.store.findCredential(email);
-    const matches = credential ? await this.deps.hasher.verify(password, credential.passwordHash) : await this.deps.hasher.verifyAgainstNothing(password);
-    if (!credential || !matches) throw new PortalRefusal(401, SAME_ANSWER);
-    await this.deps.attempts.forget('logInPerEmail', email);
-    return this.deps.sessions.start(credential.accountId);
+    const reserved: Array<[AttemptKind, string]> = [];
+    const reserve = async (kind: AttemptKind, subject: string, what: string) => {
+      try {
+        await this.take(kind, subject, what);
+      } catch (refusal) {
+        await this.giveBack(reserved);
+        throw refusal;
+      }
+      reserved.push([kind, subject]);
+    };
+    if (deviceId !== undefined) {
+      await reserve('logInFailuresPerDevice', deviceId, 'Too many failed log-ins from this browser');
+    } else {
+      await reserve('logInFailuresPerAddress', address, 'Too many failed log-ins from your network');
+      await reserve('logInFailuresPerEmailAndAddress', `${address} ${email}`, 'Too many failed log-ins for this email from your network');
+      await this.slowDown(email);
+    }
+
+    let accountId: string | undefined;
+    try {
+      let credential = null;
+      for (const form of forms) if (!credential) credential = await this.deps.store.findCredential(form);
+      const matches = credential ? await this.deps.hasher.verify(password, credential.passwordHash) : await this.deps.hasher.verifyAgainstNothing(password);
+      if (credential && matches) accountId = credential.accountId;
+    } catch (error) {
+      // Not a failure of the person's (store down, hasher busy): nothing stays counted.
+      await this.giveBack(reserved);
+      throw error;
+    }
+    if (accountId === undefined) {
+      await this.deps.attempts.charge('logInFailuresPerEmail', email);
+      throw new PortalRefusal(401, SAME_ANSWER);
+    }
+    await this.giveBack(reserved);
+    return { ...(await this.deps.sessions.start(accountId)), device: this.deps.devices.issue(email, deviceId) };
   }
 
   logOut(token: string | undefined): Promise<void> {
@@ -119,9 +187,9 @@ export class PortalService {
     return this.deps.sessions.resume(token);
   }
 
-  /** Counts one portal request of this address. */
+  /** Counts one portal request of this address (IPv6: of its network). */
   async countRequest(ip: string): Promise<void> {
-    await this.take('requestsPerIp', ip, 'Too many portal requests from your network');
+    await this.take('requestsPerAddress', this.addressOf(ip), 'Too many portal requests from your network');
   }
 
   async dashboard(accountId: string): Promise<Dashboard> {
@@ -139,12 +207,15 @@ export class PortalService {
     return (await this.deps.accounts.getAccount(accountId)).usage;
   }
 
+  /** A new key, within the key limits every path has (`KEY_LIMITS`): a refusal is shown on the dashboard. */
   async createKey(accountId: string): Promise<CreatedKey> {
-    const active = (await this.deps.accounts.listKeys(accountId)).filter((key) => key.revokedAt === null);
-    if (active.length >= MAX_ACTIVE_KEYS) {
-      throw new PortalRefusal(409, `This account already has ${MAX_ACTIVE_KEYS} active keys, the most it may hold: revoke one you no longer use first.`);
+    try {
+      return await this.deps.accounts.createKey(accountId, portalActor(accountId));
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.code !== 'invalid_parameter' && error.code !== 'rate_limited')) throw error;
+      const retryAfter = error.headers['Retry-After'];
+      throw new PortalRefusal(error.code === 'rate_limited' ? 429 : 409, error.message.replace(/^Account \S+ (already )?has/, 'This account $1has'), retryAfter === undefined ? undefined : Number(retryAfter));
     }
-    return this.deps.accounts.createKey(accountId, portalActor(accountId));
   }
 
   /** Only the account's own keys: another account's key id is answered as unknown. */
@@ -159,11 +230,30 @@ export class PortalService {
     return key;
   }
 
+  /** Who every per-address limit counts a client as: the same subject as /v1's anonymous limit. */
+  private addressOf(ip: string): string {
+    return clientSubject(ip, this.deps.ipv6PrefixLength);
+  }
+
+  /** Waits before checking a password for an email that has failed more often than allowed. */
+  private async slowDown(email: string): Promise<void> {
+    const failures = await this.deps.attempts.counted('logInFailuresPerEmail', email);
+    const delayMs = slowdownFor(failures, this.deps.attempts.allowed('logInFailuresPerEmail'), this.deps.slowdown ?? LOG_IN_SLOWDOWN);
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+  }
+
+  private async giveBack(reserved: ReadonlyArray<[AttemptKind, string]>): Promise<void> {
+    await Promise.all(reserved.map(([kind, subject]) => this.deps.attempts.giveBack(kind, subject)));
+  }
+
   private async take(kind: AttemptKind, subject: string, what: string): Promise<void> {
     const waitSeconds = await this.deps.attempts.take(kind, subject);
     if (waitSeconds !== null) throw new PortalRefusal(429, `${what}: try again in ${describeWait(waitSeconds)}.`, waitSeconds);
   }
 }
+
+/** The actor of a sign-up in the audit trail (the account has no id yet when it is made). */
+const PORTAL_SIGN_UP_ACTOR = 'portal';
 
 /** Who made a change through the portal, for the audit trail: the account itself. */
 function portalActor(accountId: string): string {

@@ -4,11 +4,11 @@ import type { ApiEnvironment } from '../../../shared/src/settings';
 import { sameSecret } from '../keys/api-key';
 import { StoreUnavailableError } from '../store-errors';
 import type { PortalAssets } from './assets';
-import { clearSessionCookie, portalCookies, readCookie, setFormTokenCookie, setSessionCookie } from './cookies';
+import { clearSessionCookie, portalCookies, readCookie, setDeviceCookie, setFormTokenCookie, setSessionCookie } from './cookies';
 import type { Html } from './html';
 import { dashboardPage, logInPage, messagePage, revokePage, signUpPage, type DashboardView, type PageContext } from './pages';
 import { HasherBusyError } from './passwords';
-import { PortalRefusal, type Credentials, type PortalService } from './portal-service';
+import { PortalRefusal, type Credentials, type PortalService, type StartedSession } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
 import { securityHeaders, sentFromPortal } from './web-security';
 
@@ -134,7 +134,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     .all(pageMethodNotAllowed(['GET', 'HEAD']));
 
   /** Log-in and sign-up: the form, and its post, which starts a session and lands on `landing`. */
-  const credentialsRoute = (path: string, render: typeof renderLogIn, act: (credentials: Credentials) => Promise<{ token: string }>, landing: string, notice?: (req: Request) => string | undefined) =>
+  const credentialsRoute = (path: string, render: typeof renderLogIn, act: (credentials: Credentials) => Promise<StartedSession>, landing: string, notice?: (req: Request) => string | undefined) =>
     router
       .route(path)
       .get((req, res) => {
@@ -144,8 +144,9 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
       .post(
         ...post(checkFormToken, async (req, res) => {
           try {
-            const { token } = await act({ email: field(req, 'email'), password: field(req, 'password'), ip: ip(req) });
+            const { token, device } = await act({ email: field(req, 'email'), password: field(req, 'password'), ip: ip(req), device: readCookie(req, cookies.device) });
             await startSession(res, token);
+            setDeviceCookie(res, cookies, device);
             res.redirect(303, landing);
           } catch (error) {
             onCredentialsRefused(req, res, error, render);
