@@ -30,6 +30,10 @@ export const ERROR_CATALOGUE = {
   range_not_satisfiable: 416,
   /** An Expect header other than 100-continue. */
   expectation_failed: 417,
+  /** An Idempotency-Key already used, within its 24 hours, for a request with another body. */
+  idempotency_key_reused: 422,
+  /** An Idempotency-Key whose first request is still being answered. */
+  idempotency_key_in_use: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
