@@ -43,7 +43,8 @@ function millisecondsToReset(headers: Headers, rateLimit: RateLimit, nowMs: numb
  * window resets the client assumes it is full again until an answer says otherwise.
  */
 export class RateLimitPacer {
-  private known: { limit: number; remaining: number; resetAtMs: number } | undefined;
+  /** The binding window as the answers describe it; `reset` (X-RateLimit-Reset, whole seconds) names the window. */
+  private known: { limit: number; remaining: number; reset: number; resetAtMs: number } | undefined;
   private blockedUntilMs = 0;
   private inFlight = 0;
   private readonly waiters = new Set<() => void>();
@@ -78,9 +79,24 @@ export class RateLimitPacer {
     this.inFlight -= 1;
     const now = this.now();
     const rateLimit = headers && rateLimitOf(headers);
-    if (headers && rateLimit) this.known = { limit: rateLimit.limit, remaining: rateLimit.remaining, resetAtMs: now + millisecondsToReset(headers, rateLimit, now) };
+    if (headers && rateLimit) this.learn(rateLimit, now + millisecondsToReset(headers, rateLimit, now));
     if (status === 429 && retryAfterSeconds !== undefined) this.blockedUntilMs = Math.max(this.blockedUntilMs, now + retryAfterSeconds * 1000);
     for (const wake of this.waiters) wake();
+  }
+
+  /**
+   * Answers of concurrent requests arrive in any order: within one window the remaining count only
+   * goes down, so the lowest one seen is the truth; an answer about an earlier window than the known
+   * one is old news.
+   */
+  private learn(rateLimit: RateLimit, resetAtMs: number): void {
+    const known = this.known;
+    if (known && rateLimit.reset < known.reset) return;
+    if (known && rateLimit.reset === known.reset) {
+      known.remaining = Math.min(known.remaining, rateLimit.remaining);
+      return;
+    }
+    this.known = { limit: rateLimit.limit, remaining: rateLimit.remaining, reset: rateLimit.reset, resetAtMs };
   }
 
   /** When the next request may go: now, a time, or never before another answer (infinity: what is left is all in flight). */
