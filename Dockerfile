@@ -3,6 +3,8 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The client package is a workspace of the root: npm needs its manifest to install.
+COPY client/package.json ./client/
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json tsconfig.image.json ./
 COPY shared ./shared

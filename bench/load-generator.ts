@@ -9,6 +9,7 @@
  *   its quota for the second back to back and then wait for the next second, so at "half the
  *   maximum rate" it still measures bursts at full load; the pacer spreads requests evenly.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import autocannon from 'autocannon';
 import type { LoadOrder, LoadOutcome } from './load-protocol';
@@ -34,10 +35,12 @@ function asFastAsPossible(order: LoadOrder): Promise<LoadOutcome> {
             path: url.pathname + url.search,
             headers: order.headers,
             body: order.body,
-            ...(keys && keys.length > 0
+            ...((keys && keys.length > 0) || order.uniqueHeader
               ? {
                   setupRequest: (request: autocannon.Request) => {
-                    request.headers = { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` };
+                    request.headers = { ...request.headers };
+                    if (keys && keys.length > 0) request.headers.authorization = `Bearer ${keys[next++ % keys.length]}`;
+                    if (order.uniqueHeader) request.headers[order.uniqueHeader] = randomUUID();
                     return request;
                   },
                 }
@@ -100,7 +103,8 @@ function paced(order: LoadOrder, rate: number): Promise<LoadOutcome> {
     const send = () => {
       inFlight += 1;
       const sentAt = performance.now();
-      const request = http.request(order.url, { method: order.method, headers: order.headers, agent }, (response) => {
+      const headers = order.uniqueHeader ? { ...order.headers, [order.uniqueHeader]: randomUUID() } : order.headers;
+      const request = http.request(order.url, { method: order.method, headers, agent }, (response) => {
         response.resume();
         response.once('end', () => {
           latencies.push(performance.now() - sentAt);

@@ -15,6 +15,8 @@ export interface LoadOrder {
   overallRate?: number;
   /** Each request carries the next of these keys (the soak's many distinct keys). */
   rotateKeys?: string[];
+  /** A header that gets a new random UUID on each request (`idempotency-key`: every create a new one). */
+  uniqueHeader?: string;
   /** Keep every response's latency (warm-up runs need not). */
   recordLatencies: boolean;
 }

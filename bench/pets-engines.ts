@@ -123,7 +123,7 @@ async function main(): Promise<void> {
       // A fresh schema for each run, so each starts from the same 1,000 pets.
       const admin = new Client({ connectionString: url.toString() });
       await admin.connect();
-      await admin.query('DROP TABLE IF EXISTS pets, schema_migrations');
+      await admin.query('DROP TABLE IF EXISTS pets, idempotency_records, schema_migrations');
       await admin.end();
       report.push(await measure('postgres', { DATABASE_URL: url.toString() }, replicas, held));
     }

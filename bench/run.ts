@@ -16,6 +16,7 @@ import { countRedisTraffic, measure, type RunSample } from './measure';
 import { machineInfo, writeResults, type MachineInfo } from './output';
 import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
 import { runProfiles } from './profile';
+import { idempotencyCost, idempotencyCostText, type IdempotencyCost } from './idempotency';
 import { checksText, table } from './report';
 import { aggregate, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
@@ -41,6 +42,8 @@ export interface BenchReport {
   scenarios: ScenarioResult[];
   halfRate: HalfRate;
   ratios: Ratios;
+  /** What an Idempotency-Key costs a create, per target (bench/idempotency.ts). */
+  idempotency: IdempotencyCost[];
   checks: Check[];
   /** Checks missed (full mode exits with status 1 when this is not empty). */
   missed: string[];
@@ -107,6 +110,7 @@ async function runBench(options: BenchOptions): Promise<BenchReport> {
       scenarios: results,
       halfRate: { rate, scenarios: halfResults, addedP99Ms },
       ratios,
+      idempotency: idempotencyCost(results),
       checks,
       missed: [...failures, ...checks.filter((c) => !c.met).map((c) => `${c.name}: ${c.value}, wanted ${c.target}`)],
       warnings,
@@ -168,6 +172,9 @@ function print(report: BenchReport): void {
     `At half the gateway's maximum rate (${report.halfRate.rate} req/s, open loop):`,
     table(report.halfRate.scenarios),
     `added p99 over direct: ${report.halfRate.addedP99Ms} ms`,
+    '',
+    'What an Idempotency-Key costs a create (with the header − without):',
+    idempotencyCostText(report.idempotency),
     '',
     report.mode === 'full' ? 'Targets:' : 'Targets (quick mode: reported, not checked):',
     checksText(report.checks),

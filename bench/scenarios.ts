@@ -1,14 +1,16 @@
+import { IDEMPOTENCY_EXPECTED, IDEMPOTENCY_LABELS, IDEMPOTENCY_TARGETS, isIdempotencyKind, keyedOrder, type IdempotencyKind } from './idempotency';
 import type { LoadOrder } from './load-protocol';
 import { TARGET_LABELS, type BenchSystem, type Target, type TargetName } from './system';
 
 /** What a scenario asks. */
-export type RequestKind = 'list' | 'create' | 'refused' | 'anonymous';
+export type RequestKind = 'list' | 'create' | 'refused' | 'anonymous' | IdempotencyKind;
 
 export const REQUEST_LABELS: Record<RequestKind, string> = {
   list: 'GET /v1/pets?limit=20',
   create: 'POST /v1/pets',
   refused: 'GET list, over quota (429)',
   anonymous: 'GET list, no key (401)',
+  ...IDEMPOTENCY_LABELS,
 };
 
 export interface Scenario {
@@ -20,7 +22,7 @@ export interface Scenario {
   expectedStatus: number;
 }
 
-const EXPECTED: Record<RequestKind, number> = { list: 200, create: 201, refused: 429, anonymous: 401 };
+const EXPECTED: Record<RequestKind, number> = { list: 200, create: 201, refused: 429, anonymous: 401, ...IDEMPOTENCY_EXPECTED };
 /** Refusals exist only where there are keys and limits. */
 const KINDS_OF: Record<TargetName, RequestKind[]> = {
   direct: ['list', 'create'],
@@ -35,7 +37,8 @@ export function scenario(target: TargetName, request: RequestKind): Scenario {
 
 /** The scenarios of a run, in the order each round runs them. */
 export function scenariosFor(targets: TargetName[]): Scenario[] {
-  return targets.flatMap((target) => KINDS_OF[target].map((request) => scenario(target, request)));
+  const keyed = IDEMPOTENCY_TARGETS.filter((target) => targets.includes(target)).map((target) => scenario(target, 'create-keyed'));
+  return [...targets.flatMap((target) => KINDS_OF[target].map((request) => scenario(target, request))), ...keyed];
 }
 
 export function describe(s: Scenario): string {
@@ -46,6 +49,7 @@ const NEW_PET = JSON.stringify({ name: 'Bench', categoryId: 1 });
 
 /** The load order for one run of `s`. */
 export function orderFor(system: BenchSystem, s: Scenario, load: Pick<LoadOrder, 'connections' | 'seconds' | 'overallRate' | 'recordLatencies' | 'amount'>): LoadOrder {
+  if (isIdempotencyKind(s.request)) return keyedOrder(orderFor(system, { ...s, request: 'create' }, load));
   const target = system.targets[s.target];
   if (!target) throw new Error(`target ${s.target} was not started`);
   const headers: Record<string, string> = {};

@@ -5,6 +5,7 @@ import { describeDatabase, type DatabaseSettings, type PetsConfig } from './conf
 import type { MigrationResult } from './db/migrations';
 import { openPostgresDatabase } from './db/postgres/database';
 import { openSqliteDatabase } from './db/sqlite/database';
+import { startRecordSweeper } from './idempotency/sweeper';
 import type { PetRepository } from './pets/pet-repository';
 import { createPetService } from './pets/pet-service';
 import { createPostgresPetRepository } from './pets/postgres-pet-repository';
@@ -31,6 +32,7 @@ export interface PetsService {
 export async function createPetsService(config: PetsConfig, { logger, accessLogger = logger }: PetsServiceDeps): Promise<PetsService> {
   const store = await openStore(config.database, logger);
   if (store.migration.applied > 0) logger.info({ database: describeDatabase(config.database), ...store.migration }, 'database migrated');
+  const sweeper = startRecordSweeper(store.repository, { logger });
   const service: PetsService = {
     app: createApp({
       service: createPetService(store.repository),
@@ -41,7 +43,10 @@ export async function createPetsService(config: PetsConfig, { logger, accessLogg
       lifecycle: { get draining() { return service.draining; } },
     }),
     draining: false,
-    close: store.close,
+    async close() {
+      await sweeper.stop();
+      await store.close();
+    },
   };
   return service;
 }

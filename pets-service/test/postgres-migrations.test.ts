@@ -42,7 +42,7 @@ describeIfPostgres()('schema migrations on PostgreSQL', () => {
     await pool.end();
     expect(migration).toEqual({ from: 0, to: latest, applied: POSTGRES_MIGRATIONS.length });
     expect(await appliedVersions(url)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
-    expect(await tablesOf(url)).toEqual(['pets', 'schema_migrations']);
+    expect(await tablesOf(url)).toEqual(['idempotency_records', 'pets', 'schema_migrations']);
   });
 
   it('when an existing schema is opened again, then its data stays and no migration runs again', async () => {
@@ -54,6 +54,24 @@ describeIfPostgres()('schema migrations on PostgreSQL', () => {
     expect(second.migration).toEqual({ from: latest, to: latest, applied: 0 });
     expect(await createPostgresPetRepository(second.pool).findById(1)).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'sold' });
     await second.pool.end();
+  });
+
+  it('when a schema of version 1 (before idempotency records) is opened, then it gains the records table and keeps its pets', async () => {
+    await withClient(url, async (client) => {
+      await migratePostgres(client, POSTGRES_MIGRATIONS.slice(0, 1));
+      await createPostgresPetRepository(client).insert({ name: 'Rex', categoryId: 1, status: 'sold' });
+    });
+
+    const { pool, migration } = await openPostgresDatabase(settingsFor(url), silent);
+    try {
+      expect(migration).toEqual({ from: 1, to: latest, applied: latest - 1 });
+      const pets = createPostgresPetRepository(pool);
+      expect(await pets.findById(1)).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'sold' });
+      const create = { owner: 'gateway acct', key: 'k', fingerprint: 'f', answerFor: () => ({ status: 201, body: '{}', location: '/pets/2' }) };
+      expect(await pets.insertOnce({ name: 'Max', categoryId: 1, status: 'sold' }, create)).toEqual({ outcome: 'created', answer: { status: 201, body: '{}', location: '/pets/2' } });
+    } finally {
+      await pool.end();
+    }
   });
 
   it('when several replicas start at the same moment on a fresh database, then all succeed and the schema is applied once', async () => {

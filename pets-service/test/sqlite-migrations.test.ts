@@ -36,6 +36,22 @@ describe('schema migrations on SQLite', () => {
     second.db.close();
   });
 
+  it('when a file of version 1 (before idempotency records) is opened, then it gains the records table and keeps its pets', async () => {
+    const old = openDatabase(file);
+    migrateSqlite(old, SQLITE_MIGRATIONS.slice(0, 1));
+    // The repository of this build cannot be made on it (it prepares its statements on the latest schema): what version 1 wrote.
+    prepare(old, "INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'sold')").run();
+    old.close();
+
+    const { db, migration } = openSqliteDatabase(file);
+    expect(migration).toEqual({ from: 1, to: latest, applied: latest - 1 });
+    const pets = createSqlitePetRepository(db);
+    expect(await pets.findById(1)).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'sold' });
+    const create = { owner: 'gateway acct', key: 'k', fingerprint: 'f', answerFor: () => ({ status: 201, body: '{}', location: '/pets/2' }) };
+    expect(await pets.insertOnce({ name: 'Max', categoryId: 1, status: 'sold' }, create)).toEqual({ outcome: 'created', answer: { status: 201, body: '{}', location: '/pets/2' } });
+    db.close();
+  });
+
   it('when a migration fails, then the whole step is rolled back and the version is unchanged', () => {
     const db = openDatabase(file);
     const broken = [...SQLITE_MIGRATIONS, { version: latest + 1, sql: 'CREATE TABLE extra (x INTEGER); THIS IS NOT SQL;' }];

@@ -32,6 +32,10 @@ export const ERROR_CATALOGUE = {
   expectation_failed: 417,
   /** More request headers than a server accepts (MAX_REQUEST_HEADERS), or more than 16 KiB of them. */
   request_header_fields_too_large: 431,
+  /** An Idempotency-Key already used, within its 24 hours, for a request with another body. */
+  idempotency_key_reused: 422,
+  /** An Idempotency-Key whose first request is still being answered. */
+  idempotency_key_in_use: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

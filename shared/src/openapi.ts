@@ -113,6 +113,11 @@ export const openApiDocument = {
         operationId: 'createPet',
         tags: ['pets'],
         summary: 'Add an animal',
+        description:
+          'With an `Idempotency-Key`, the request may be sent again safely (after a timeout, a 502 or a lost connection): ' +
+          'within 24 hours, the same key with the same JSON body answers what the first request answered (status, body, `Location`) ' +
+          'with `Idempotent-Replayed: true`, and creates nothing. Keys belong to the account.',
+        parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } },
@@ -123,13 +128,18 @@ export const openApiDocument = {
             headers: {
               ...rateLimitHeaderRefs,
               Location: { schema: { type: 'string' }, description: '`/v1/pets/{id}`' },
+              'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' },
             },
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
           },
-          '400': errorWithHeaders('Invalid body (`invalid_body`) or malformed JSON (`malformed_json`).'),
+          '400': errorWithHeaders('Invalid body (`invalid_body`), malformed JSON (`malformed_json`), or an `Idempotency-Key` that is not 1–255 visible ASCII characters (`invalid_parameter`).'),
           '408': errorWithHeaders('The body did not arrive in full within the body deadline (`request_timeout`); the connection is closed.'),
+          '409': errorWithHeaders('The first request with this `Idempotency-Key` is still being answered (`idempotency_key_in_use`): retry after `Retry-After`.', {
+            'Retry-After': { $ref: '#/components/headers/Retry-After' },
+          }),
           '413': errorWithHeaders('Body over 16 KiB (`payload_too_large`).'),
           '415': errorWithHeaders('Content type missing or not `application/json` (`unsupported_media_type`).'),
+          '422': errorWithHeaders('This `Idempotency-Key` was used, within the last 24 hours, for a request with another body (`idempotency_key_reused`).'),
           ...commonErrors,
         },
       },
@@ -197,6 +207,16 @@ export const openApiDocument = {
         description: 'Opaque page position, taken from the `Link` header of the previous page.',
         schema: { type: 'string', minLength: 1, maxLength: 200 },
       },
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'A key the client chooses for this create (a UUID, for instance) and sends again with every retry of it: 1–255 visible ASCII characters. ' +
+          'Within 24 hours, the same key with the same JSON body replays the first answer; with another body it is refused (422 `idempotency_key_reused`); ' +
+          'while the first request is still being answered, 409 `idempotency_key_in_use`. A request refused before anything was created stores nothing.',
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+      },
       petId: {
         name: 'petId',
         in: 'path',
@@ -213,6 +233,10 @@ export const openApiDocument = {
       RateLimit: { schema: { type: 'string' }, description: 'The binding window, e.g. `"minute";r=59;t=42`.' },
       'Retry-After': { schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before retrying.' },
       'X-Request-Id': { schema: { type: 'string' }, description: 'The request id: the client\'s, when valid, or a generated one.' },
+      'Idempotent-Replayed': {
+        schema: { type: 'string', enum: ['true'] },
+        description: 'Present (`true`) when the answer is the replay of an earlier request with the same `Idempotency-Key`: nothing was created this time.',
+      },
     },
     schemas: {
       PetStatus: { type: 'string', enum: [...PET_STATUSES], description: 'Availability status.' },

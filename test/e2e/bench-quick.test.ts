@@ -91,6 +91,8 @@ describe('npm run bench -- --quick', () => {
       'gateway-redis/create': '201',
       'gateway-redis/refused': '429',
       'gateway-redis/anonymous': '401',
+      'direct/create-keyed': '201',
+      'gateway-redis/create-keyed': '201',
     };
     expect(report.scenarios.map((r) => r.id)).toEqual(Object.keys(expected));
     for (const r of report.scenarios) expectSaneScenario(r, expected[r.id]!);
@@ -129,6 +131,9 @@ describe('npm run bench -- --quick', () => {
     expect(stdout).toContain('req/s');
     expect(stdout).toContain('added p99 over direct');
     expect(stdout).toContain('gateway CPU per request ÷ bare hop');
+    // What the Idempotency-Key costs a create, on the pets-service alone and through the gateway.
+    expect(stdout).toMatch(/What an Idempotency-Key costs a create[^\n]*\n {2}direct: pets CPU \d+ → \d+ µs/);
+    expect(stdout).toMatch(/\n {2}gateway-redis: gateway CPU \d+ → \d+ µs \([+-]?\d+\), pets CPU/);
   }, 180_000);
 
   it('when the quick soak runs, then it samples the gateway RSS over time and reports its growth', async () => {

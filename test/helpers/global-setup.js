@@ -8,4 +8,6 @@ module.exports = async function globalSetup() {
     cwd: root,
     stdio: 'inherit',
   });
+  // The client package (@animal-store/client) as `npm run build` makes it: its types from the compiled document, then its code.
+  execFileSync(process.execPath, [path.join(root, 'client/scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
 };

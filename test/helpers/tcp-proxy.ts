@@ -7,6 +7,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private frozen = false;
+  private answersHeld = false;
   private server: Server;
 
   private constructor(
@@ -60,6 +61,18 @@ export class TcpProxy {
     this.frozen = false;
   }
 
+  /**
+   * Passes requests on but drops the server's answers (until `passAnswers`): the server does its
+   * work and answers, and the answer is lost on the way, as when the server dies just after sending it.
+   */
+  holdAnswers(): void {
+    this.answersHeld = true;
+  }
+
+  passAnswers(): void {
+    this.answersHeld = false;
+  }
+
   async stop(): Promise<void> {
     this.frozen = false;
     if (this.server.listening) await this.refuse();
@@ -89,6 +102,6 @@ export class TcpProxy {
     }
     // Bytes are dropped, not queued, while frozen: a server that stopped answering never answers late.
     client.on('data', (chunk) => this.frozen || upstream.write(chunk));
-    upstream.on('data', (chunk) => this.frozen || client.write(chunk));
+    upstream.on('data', (chunk) => this.frozen || this.answersHeld || client.write(chunk));
   }
 }

@@ -1,7 +1,11 @@
-import { sendJson } from '../../../shared/src/json-response';
-import { Router } from 'express';
+import { sendJson, sendJsonText } from '../../../shared/src/json-response';
+import { Router, type Request, type Response } from 'express';
 import { methodNotAllowed } from '../../../shared/src/errors';
-import type { NewPet } from '../../../shared/src/pets';
+import type { InternalClaims } from '../../../shared/src/internal-token';
+import type { NewPet, Pet } from '../../../shared/src/pets';
+import { fingerprintOf } from '../idempotency/fingerprint';
+import { idempotencyKeyOf } from '../idempotency/idempotency-key';
+import { ownerOf, type StoredAnswer } from '../idempotency/records';
 import { createValidator, parameterSchemaOf, schemaOf } from '../../../shared/src/validation';
 import type { PetService } from '../pets/pet-service';
 import type { CursorCodec } from './cursor';
@@ -33,10 +37,25 @@ export function petsRoutes({ service, cursors, publicBaseUrl }: PetsRoutesDeps):
       if (page.hasMore && last) res.setHeader('Link', `<${nextPageUrl(linkBase(req, publicBaseUrl), query, cursors.encode(last.id))}>; rel="next"`);
       sendJson(res, 200, page.pets);
     })
-    .post(jsonBody('a JSON object describing the pet'), async (req, res) => {
-      const pet = await service.createPet(validateNewPet(req.body));
-      res.setHeader('Location', `${publicPathPrefix(req)}/pets/${pet.id}`);
-      sendJson(res, 201, pet);
+    .post(checkIdempotencyKey, jsonBody('a JSON object describing the pet'), async (req, res) => {
+      const key = res.locals.idempotencyKey as string | undefined;
+      if (key === undefined) {
+        const pet = await service.createPet(validateNewPet(req.body));
+        res.setHeader('Location', `${publicPathPrefix(req)}/pets/${pet.id}`);
+        sendJson(res, 201, pet);
+        return;
+      }
+      // The value as sent, before validation fills in defaults: "the same body" is the same JSON value.
+      const fingerprint = fingerprintOf(req.body);
+      const { answer, replayed } = await service.createPetOnce(validateNewPet(req.body), {
+        owner: ownerOf(res.locals.caller as InternalClaims),
+        key,
+        fingerprint,
+        answerFor: (pet) => createdAnswer(req, pet),
+      });
+      res.setHeader('Location', answer.location);
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      sendJsonText(res, answer.status, answer.body);
     })
     .all(methodNotAllowed(['GET', 'POST']));
 
@@ -48,6 +67,17 @@ export function petsRoutes({ service, cursors, publicBaseUrl }: PetsRoutesDeps):
     .all(methodNotAllowed(['GET']));
 
   return router;
+}
+
+/** A malformed Idempotency-Key is refused before the body is read, and nothing is stored. */
+function checkIdempotencyKey(req: Request, res: Response, next: (error?: unknown) => void): void {
+  res.locals.idempotencyKey = idempotencyKeyOf(req.headers);
+  next();
+}
+
+/** The 201 of a create, as stored for replays: the same bytes `sendJson` would send. */
+function createdAnswer(req: Request, pet: Pet): StoredAnswer {
+  return { status: 201, body: JSON.stringify(pet), location: `${publicPathPrefix(req)}/pets/${pet.id}` };
 }
 
 /** The same listing as the client asked for, one page further. */

@@ -1,4 +1,5 @@
 import type { NewPet, Pet, PetStatus } from '../../../shared/src/pets';
+import type { IdempotentCreate, IdempotentInsert } from '../idempotency/records';
 
 export interface PageRequest {
   /** Only pets with an id greater than this one; 0 for the first page. */
@@ -20,6 +21,14 @@ export interface PageRequest {
  */
 export interface PetRepository {
   insert(pet: Required<NewPet>): Promise<Pet>;
+  /**
+   * `insert` under an Idempotency-Key: when no record of the last 24 hours has the key, the pet and
+   * the record of its answer are committed in one transaction (both or neither); when one has, it is
+   * returned and nothing is written; while another request holds the key, `in-flight`, at once.
+   */
+  insertOnce(pet: Required<NewPet>, create: IdempotentCreate): Promise<IdempotentInsert>;
+  /** Deletes up to `limit` records older than 24 hours, in one short transaction; how many went. */
+  removeExpiredRecords(limit: number): Promise<number>;
   findById(id: number): Promise<Pet | undefined>;
   /** Up to `limit` pets in id order, after `afterId`. */
   page(request: PageRequest): Promise<Pet[]>;

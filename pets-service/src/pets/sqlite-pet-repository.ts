@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
-import type { Pet, PetStatus } from '../../../shared/src/pets';
+import type { NewPet, Pet, PetStatus } from '../../../shared/src/pets';
 import { prepare } from '../db/sqlite/keep-alive';
 import { guarded } from '../db/unavailable';
+import { RETENTION_MS, type IdempotentCreate, type IdempotentInsert } from '../idempotency/records';
 import type { PetRepository } from './pet-repository';
 
 interface PetRow {
@@ -29,7 +30,50 @@ export function createSqlitePetRepository(db: Database): PetRepository {
     'SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?',
   ).raw(true);
 
+  const liveRecord = prepare<[string, string, number], RecordRow>(
+    db,
+    `SELECT fingerprint, response_status AS status, response_body AS body, response_location AS location
+       FROM idempotency_records WHERE owner = ? AND idempotency_key = ? AND created_at > ?`,
+  );
+  // An expired record of the same key (not yet swept) is replaced; a live one never is (the
+  // transaction looked first), and the WHERE makes sure of it: no row written fails the create.
+  const putRecord = prepare<[string, string, string, number, number, string, string, number], { owner: string }>(
+    db,
+    `INSERT INTO idempotency_records (owner, idempotency_key, fingerprint, created_at, response_status, response_body, response_location)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (owner, idempotency_key) DO UPDATE SET
+       fingerprint = excluded.fingerprint, created_at = excluded.created_at, response_status = excluded.response_status,
+       response_body = excluded.response_body, response_location = excluded.response_location
+     WHERE idempotency_records.created_at <= ?
+     RETURNING owner`,
+  );
+  const removeExpired = prepare<[number, number]>(
+    db,
+    'DELETE FROM idempotency_records WHERE rowid IN (SELECT rowid FROM idempotency_records WHERE created_at <= ? LIMIT ?)',
+  );
+
+  /**
+   * Look, insert, record: one IMMEDIATE transaction (the write lock from the start, so the look
+   * and the write see the same database). better-sqlite3 runs it synchronously, so no other request
+   * of this process comes between: on SQLite a key is never seen in flight; a second process on
+   * the same file waits for the lock (busy timeout) and then finds the record.
+   */
+  const insertOnce = db.transaction((pet: Required<NewPet>, create: IdempotentCreate): IdempotentInsert => {
+    const now = Date.now();
+    const expiredBefore = now - RETENTION_MS;
+    const found = liveRecord.get(create.owner, create.key, expiredBefore);
+    if (found) return { outcome: 'found', fingerprint: found.fingerprint, answer: { status: found.status, body: found.body, location: found.location } };
+    const row = insert.get(pet.name, pet.categoryId, pet.status);
+    if (!row) throw new Error('INSERT … RETURNING gave no row');
+    const answer = create.answerFor(toPet(row));
+    const stored = putRecord.get(create.owner, create.key, create.fingerprint, now, answer.status, answer.body, answer.location, expiredBefore);
+    if (!stored) throw new Error('a live idempotency record appeared inside the transaction that found none');
+    return { outcome: 'created', answer };
+  });
+
   return {
+    insertOnce: (pet, create) => guarded(() => insertOnce.immediate(pet, create)),
+    removeExpiredRecords: (limit) => guarded(() => removeExpired.run(Date.now() - RETENTION_MS, limit).changes),
     async insert({ name, categoryId, status }) {
       const row = await guarded(() => insert.get(name, categoryId, status));
       if (!row) throw new Error('INSERT … RETURNING gave no row');
@@ -44,6 +88,13 @@ export function createSqlitePetRepository(db: Database): PetRepository {
       return rows.map(([id, name, categoryId, petStatus]) => ({ id, name, categoryId, status: petStatus }));
     },
   };
+}
+
+interface RecordRow {
+  fingerprint: string;
+  status: number;
+  body: string;
+  location: string;
 }
 
 /** A row of a page: id, name, category_id, status. */

@@ -40,6 +40,10 @@ export async function openPostgresDatabase(settings: PostgresSettings, logger: L
     // Sent at connection start-up: the server cancels a statement running longer (57014), lock waits included.
     statement_timeout: settings.statementTimeoutMs,
     query_timeout: settings.statementTimeoutMs + ANSWER_MARGIN_MS,
+    // An idempotent create is a transaction of several statements holding its key's lock. Should this
+    // process stall between two of them (frozen, cut off), the server ends the session after this
+    // long, rolling back and letting go of the key, instead of answering its retries 409 indefinitely.
+    idle_in_transaction_session_timeout: settings.statementTimeoutMs,
     // A peer that vanished without a FIN (a failover, a dropped route) is noticed while idle too.
     keepAlive: true,
   });

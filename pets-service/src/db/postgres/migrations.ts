@@ -24,6 +24,27 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX pets_status_id ON pets (status, id);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- One row per Idempotency-Key that created a pet, written in the pet's own transaction
+      -- (docs/adr/0017-idempotency-records.md). The answer is kept as it was sent, so a retry gets
+      -- the same bytes. created_at is the creating transaction's time on this server (one clock for
+      -- every replica); a record older than 24 hours is ignored, replaced when its key comes again,
+      -- and removed in batches by the sweeper (the index).
+      CREATE TABLE idempotency_records (
+        owner             text        NOT NULL,
+        idempotency_key   text        NOT NULL,
+        fingerprint       text        NOT NULL,
+        created_at        timestamptz NOT NULL DEFAULT now(),
+        response_status   smallint    NOT NULL,
+        response_body     text        NOT NULL,
+        response_location text        NOT NULL,
+        PRIMARY KEY (owner, idempotency_key)
+      );
+      CREATE INDEX idempotency_records_created_at ON idempotency_records (created_at);
+    `,
+  },
 ];
 
 /**

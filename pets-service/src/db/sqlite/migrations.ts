@@ -24,6 +24,26 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX pets_status_id ON pets (status, id);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- One row per Idempotency-Key that created a pet, written in the pet's own transaction
+      -- (docs/adr/0017-idempotency-records.md). The answer is kept as it was sent, so a retry gets
+      -- the same bytes. created_at is Unix milliseconds; a record older than 24 hours is ignored,
+      -- replaced when its key comes again, and removed in batches by the sweeper (the index).
+      CREATE TABLE idempotency_records (
+        owner             TEXT    NOT NULL,
+        idempotency_key   TEXT    NOT NULL,
+        fingerprint       TEXT    NOT NULL,
+        created_at        INTEGER NOT NULL,
+        response_status   INTEGER NOT NULL,
+        response_body     TEXT    NOT NULL,
+        response_location TEXT    NOT NULL,
+        PRIMARY KEY (owner, idempotency_key)
+      ) STRICT;
+      CREATE INDEX idempotency_records_created_at ON idempotency_records (created_at);
+    `,
+  },
 ];
 
 /**
