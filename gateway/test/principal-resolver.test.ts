@@ -278,20 +278,33 @@ describe('PrincipalResolver with the in-process store', () => {
 
   it('when the admission of a lookup is refused, then NOT_ADMITTED and no store call; admitted, the store is asked', async () => {
     const { key } = await withKey(service);
-    expect(await resolver.lookUp(key.key, async () => false)).toBe(NOT_ADMITTED);
+    expect(await resolver.lookUp(key.key, { admit: async () => false })).toBe(NOT_ADMITTED);
     expect(spy.calls).toEqual([]);
-    expect(await resolver.lookUp(key.key, async () => true)).toMatchObject({ keyId: key.id });
+    expect(await resolver.lookUp(key.key, { admit: async () => true })).toMatchObject({ keyId: key.id });
     expect(spy.calls).toEqual(['resolveKey']);
+  });
+
+  it('when an admitted lookup ends, then its admission hears whether the key was valid (a store failure is not)', async () => {
+    const { key } = await withKey(service);
+    const settled: boolean[] = [];
+    const admission = { admit: async () => true, settle: (valid: boolean) => settled.push(valid) };
+    await resolver.lookUp(key.key, admission);
+    await resolver.lookUp(generateApiKey(), admission);
+    spy.fail(true);
+    await expect(resolver.lookUp(generateApiKey(), admission)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(settled).toEqual([true, false, false]);
   });
 
   it('when many requests look up one key at once, then one admission is asked and one store call made for all of them', async () => {
     const { key } = await withKey(service);
     spy.calls.length = 0;
     let admissions = 0;
-    const admit = async () => {
-      admissions++;
-      await new Promise((resolve) => setTimeout(resolve, 5)); // e.g. the anonymous counter in Redis
-      return true;
+    const admit = {
+      admit: async () => {
+        admissions++;
+        await new Promise((resolve) => setTimeout(resolve, 5)); // e.g. a wait in the look-up queue
+        return true;
+      },
     };
     const results = await Promise.all(Array.from({ length: 20 }, () => resolver.lookUp(key.key, admit)));
     expect(results.every((r) => r !== null && r !== NOT_ADMITTED && r.keyId === key.id)).toBe(true);
@@ -303,11 +316,13 @@ describe('PrincipalResolver with the in-process store', () => {
     const { key } = await withKey(service);
     spy.calls.length = 0;
     const asked: string[] = [];
-    const admission = (who: string, answer: boolean) => async () => {
-      asked.push(who);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return answer;
-    };
+    const admission = (who: string, answer: boolean) => ({
+      admit: async () => {
+        asked.push(who);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return answer;
+      },
+    });
     const [first, second, third] = await Promise.all([
       resolver.lookUp(key.key, admission('first', false)),
       resolver.lookUp(key.key, admission('second', true)),

@@ -58,9 +58,15 @@ export interface KeyCacheStats {
 export const NOT_ADMITTED: unique symbol = Symbol('not admitted');
 export type LookUpResult = Principal | null | typeof NOT_ADMITTED;
 
-/** Lets a lookup go ahead, or not (e.g. once the caller has been charged for it). */
-export type Admission = () => Promise<boolean>;
-const ADMIT_ALL: Admission = () => Promise.resolve(true);
+/**
+ * Lets a lookup go ahead (perhaps after a wait), or not; then hears whether the key was valid (a
+ * store failure counts as not), e.g. to give back what the caller was charged for it.
+ */
+export interface Admission {
+  admit(): Promise<boolean>;
+  settle?(valid: boolean): void;
+}
+const ADMIT_ALL: Admission = { admit: () => Promise.resolve(true) };
 
 /** After a failed refresh, how long the stale answer is served before the store is tried again. */
 const RETRY_AFTER_FAILURE_MS = 1_000;
@@ -71,7 +77,7 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
  * valid keys (least recently used evicted first, so a key in use stays) and, separately and
  * smaller, unknown and revoked keys (so a flood of minted keys evicts only its own kind). A miss
  * costs one store round trip (`AccountStore.resolveKey`). `cached` answers from the caches alone;
- * `lookUp` asks the store once an admission (the pipeline's: the client paid for it) lets it, and
+ * `lookUp` asks the store once an admission (the pipeline's: the look-up gate) lets it, and
  * requests that ask about one key while its lookup is under way share it, admission included.
  *
  * Invalidation follows `store.onChange`, and touches only what the change is about: a key event
@@ -164,7 +170,7 @@ export class PrincipalResolver {
    * Answers null for a malformed, unknown or revoked key, NOT_ADMITTED when this caller's own
    * admission was refused. Rejects only when the store fails and no expired answer may be served.
    */
-  async lookUp(apiKey: string, admit: Admission = ADMIT_ALL): Promise<LookUpResult> {
+  async lookUp(apiKey: string, admission: Admission = ADMIT_ALL): Promise<LookUpResult> {
     const parsed = parseApiKey(apiKey);
     if (!parsed.ok) return null;
     const hash = hashApiKey(parsed.key);
@@ -173,7 +179,7 @@ export class PrincipalResolver {
       const fresh = this.freshEntry(hash);
       if (fresh) return fresh.value;
       const underway = this.inflight.get(hash);
-      if (!underway) return this.start(hash, admit);
+      if (!underway) return this.start(hash, admission);
       const result = await underway;
       if (result !== NOT_ADMITTED) return result;
       // That lookup's caller was refused: this one tries its own admission (or joins the next try).
@@ -209,8 +215,17 @@ export class PrincipalResolver {
     return entry && entry.expiresAt > now ? entry : undefined;
   }
 
-  private start(hash: string, admit: Admission): Promise<LookUpResult> {
-    const started = (async (): Promise<LookUpResult> => ((await admit()) ? this.load(hash) : NOT_ADMITTED))();
+  private start(hash: string, admission: Admission): Promise<LookUpResult> {
+    const started = (async (): Promise<LookUpResult> => {
+      if (!(await admission.admit())) return NOT_ADMITTED;
+      let principal: Principal | null = null;
+      try {
+        principal = await this.load(hash);
+        return principal;
+      } finally {
+        admission.settle?.(principal !== null);
+      }
+    })();
     this.inflight.set(hash, started);
     const settle = () => {
       if (this.inflight.get(hash) === started) this.inflight.delete(hash);
