@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { startPetsReplicas, type PetsReplicas } from '../helpers/pets-replicas';
-import { sleep } from '../helpers/ports';
+import { sleep, waitFor } from '../helpers/ports';
 import { describeIfPrivatePostgres, PrivatePostgres } from '../helpers/private-postgres';
 import { createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
 import { call, expectError, hasRateLimitHeaders, statusCounts, type Reply } from '../helpers/traffic';
@@ -66,11 +66,17 @@ describeIfPrivatePostgres()('PostgreSQL stopped and started under traffic', () =
       }
     });
 
-    await sleep(1_000);
+    // Phases last until they have enough samples (at least a second or two): on a loaded machine requests are slow.
+    const atLeast = async (count: number, ms: number) => {
+      const from = Date.now();
+      await sleep(ms);
+      await waitFor(() => samples.filter((s) => s.phase === phase).length >= count, 30_000, `${count} samples in phase ${phase} (${Date.now() - from} ms)`);
+    };
+    await atLeast(12, 1_000);
     phase = 'stopping';
     await postgres.stop('immediate');
     phase = 'down';
-    await sleep(2_500);
+    await atLeast(12, 2_500);
     phase = 'starting';
     await postgres.start();
     phase = 'back';
