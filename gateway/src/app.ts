@@ -16,7 +16,7 @@ import { compileTrust, type Stage } from './pipeline/exchange';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
 import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
-import { anonymousCharge, rateLimit } from './pipeline/rate-limit';
+import { rateLimit } from './pipeline/rate-limit';
 import { readBody } from './pipeline/read-body';
 import { methodNotAllowed, route } from './pipeline/route';
 import { onPath } from './pipeline/stages';
@@ -24,6 +24,7 @@ import { internalAuthorization } from './pipeline/sign-internal-token';
 import { v1Target } from './pipeline/target';
 import { createV1Handler } from './pipeline/v1-handler';
 import type { Forwarder } from './upstream/forwarder';
+import type { LookupGate } from './accounts/lookup-gate';
 
 export interface PublicAppDeps {
   config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl'>;
@@ -32,6 +33,8 @@ export interface PublicAppDeps {
   accessLogger?: Logger;
   forwarder: Forwarder;
   keys: KeyCache & KeyLookup;
+  /** When a key the caches do not know may be looked up (`accounts/lookup-gate.ts`). */
+  lookups: Pick<LookupGate, 'admission'>;
   limiter: Limiter;
   metrics: GatewayMetrics;
   lifecycle: Lifecycle;
@@ -49,13 +52,13 @@ export type PublicApp = (req: IncomingMessage, res: ServerResponse) => void;
  * hot path); everything else (health, `/docs`, `/portal`, unknown paths) to an Express app.
  * The pipeline is listed here, in its fixed order, one file per stage:
  * request id → deprecation headers → authenticate (from the key caches) → look up a key the
- * caches do not know (paid with one unit of the client's anonymous budget) → rate limit (the
- * account's windows, or the anonymous budget) → [interface description] → require a key → route
- * → read body → proxy (with the internal token in place of the key). No store work is done for
- * a key before it has been paid for.
+ * caches do not know (when the look-up gate lets it: at once within the client's look-up budget,
+ * else in the replica's queue) → rate limit (the account's windows, or the anonymous budget) →
+ * [interface description] → require a key → route → read body → proxy (with the internal token in
+ * place of the key). Minted keys cost bounded store work; a valid key is never refused for it.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, accessLogger = logger, forwarder, keys, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): PublicApp {
+export function createApp({ config, logger, accessLogger = logger, forwarder, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): PublicApp {
   const app = express();
   app.disable('x-powered-by');
   // The gateway's own answers are errors and small documents: an ETag (a hash of each body) buys nothing.
@@ -87,7 +90,7 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
   const stages: Stage[] = [
     markDeprecated,
     authenticate(keys, config.apiEnvironment),
-    lookUpKey(keys, anonymousCharge(limits)),
+    lookUpKey(keys, lookups, config.anonIpv6PrefixLength),
     rateLimit(limits),
     // The interface description is public: rate limited like everything under /v1, but no key needed.
     onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription(document), (x, next) => next(methodNotAllowed(x, 'GET, HEAD'))),

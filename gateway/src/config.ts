@@ -32,6 +32,10 @@ export interface GatewayConfig extends SharedSettings {
   anonPerMinute: number;
   /** IPv6 clients share one anonymous budget per network of this many leading bits (a /64: one subscriber). */
   anonIpv6PrefixLength: number;
+  /** `KEY_LOOKUPS_PER_MINUTE`: look-ups of keys this replica does not know that one client starts at once, per minute (valid keys give theirs back). */
+  keyLookupsPerMinute: number;
+  /** `KEY_LOOKUP_QUEUE_PER_SECOND`: look-ups per second one replica makes for clients past that budget (queued, never refused). */
+  keyLookupQueuePerSecond: number;
   /** null: the key's per-minute limit. */
   banThreshold: number | null;
   banSeconds: number;
@@ -74,6 +78,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     trustProxy: parseTrustProxy(read),
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),
     anonIpv6PrefixLength: read.integer('ANON_IPV6_PREFIX_LENGTH', 64, { min: 1, max: 128 }),
+    keyLookupsPerMinute: read.integer('KEY_LOOKUPS_PER_MINUTE', 120, { min: 1, max: 1_000_000 }),
+    keyLookupQueuePerSecond: read.integer('KEY_LOOKUP_QUEUE_PER_SECOND', 100, { min: 1, max: 100_000 }),
     banThreshold: read.string('BAN_THRESHOLD') === undefined ? null : read.integer('BAN_THRESHOLD', 1, { min: 1, max: 1_000_000 }),
     banSeconds: read.integer('BAN_SECONDS', 900, { min: 1, max: 30 * 86_400 }),
     opsFlushIntervalMs: read.integer('OPS_FLUSH_INTERVAL_MS', 1_000, { min: 100, max: 60_000 }),

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { MemoryAccountStore } from './accounts/memory-account-store';
+import { LookupGate } from './accounts/lookup-gate';
 import { PrincipalResolver } from './accounts/principal-resolver';
 import { RedisAccountStore } from './accounts/redis-account-store';
 import type { AccountStore } from './accounts/types';
@@ -93,12 +94,14 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
   });
   const replicas = new ReplicaSet(config.petsUrls);
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
+  const lookups = new LookupGate({ perClientPerMinute: config.keyLookupsPerMinute, queuedPerSecond: config.keyLookupQueuePerSecond });
   const metrics = createMetrics({
     isDegraded: () => limiter.degraded,
     storeKind: target ? ('url' in target ? 'redis' : 'redis-cluster') : 'in-process',
     unavailableParts: () => (limiter instanceof FailoverLimiter ? limiter.unavailableParts : 0),
     replicas,
     keyCacheStats: () => keys.stats,
+    keyLookupStats: () => lookups.stats,
     scrape: scrapeMetrics,
   });
   store.onChange((event) => {
@@ -115,6 +118,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       accessLogger,
       forwarder,
       keys,
+      lookups,
       limiter,
       metrics,
       portal: portal.router,
@@ -151,6 +155,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       replicas.close();
       // The last flushes first, while the store's connection is still open.
       await Promise.all([usage.close(), keyUse.close()]);
+      lookups.close();
       await Promise.all([limiter.close(), keys.close(), store.close(), portal.close()]);
       await redis?.quit().catch(() => redis?.disconnect());
     },

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ApiError, sendError } from '../../shared/src/errors';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { LookupGateStats } from './accounts/lookup-gate';
 import type { KeyCacheStats } from './accounts/principal-resolver';
 import type { LimitDecision } from './limits/types';
 import type { Replica, ReplicaSet } from './upstream/replicas';
@@ -17,6 +18,8 @@ export interface MetricsOptions {
   replicas?: ReplicaSet;
   /** The key resolver's own counters, read at every scrape (nothing is added per request). */
   keyCacheStats?: () => KeyCacheStats;
+  /** The look-up gate's counters, read at every scrape. */
+  keyLookupStats?: () => LookupGateStats;
   defaultMetrics?: boolean;
   /** What a scrape answers (default: this registry's metrics); with GATEWAY_WORKERS, every worker's, summed by the primary. */
   scrape?: (registry: Registry) => Promise<string>;
@@ -24,7 +27,7 @@ export interface MetricsOptions {
 
 const ATTEMPT_OUTCOMES = ['ok', 'connect', 'reset', 'timeout'] as const;
 
-export function createMetrics({ isDegraded, storeKind = 'in-process', unavailableParts = () => 0, replicas, keyCacheStats, defaultMetrics = true, scrape = (registry) => registry.metrics() }: MetricsOptions) {
+export function createMetrics({ isDegraded, storeKind = 'in-process', unavailableParts = () => 0, replicas, keyCacheStats, keyLookupStats, defaultMetrics = true, scrape = (registry) => registry.metrics() }: MetricsOptions) {
   const registry = new Registry();
   if (defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
@@ -66,6 +69,7 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     },
   });
   if (keyCacheStats) registerKeyCacheMetrics(registry, keyCacheStats);
+  if (keyLookupStats) registerKeyLookupMetrics(registry, keyLookupStats);
   new Gauge({
     name: 'gateway_store_info',
     help: 'Always 1; the store label says where accounts, keys and rate-limit counters live (redis, redis-cluster, in-process).',
@@ -196,6 +200,31 @@ function registerKeyCacheMetrics(registry: Registry, read: () => KeyCacheStats):
       const { entries } = read();
       this.set({ cache: 'valid' }, entries.valid);
       this.set({ cache: 'unknown' }, entries.unknown);
+    },
+  });
+}
+
+/** The look-up gate, copied at scrape time like the key caches. */
+function registerKeyLookupMetrics(registry: Registry, read: () => LookupGateStats): void {
+  new Counter({
+    name: 'gateway_key_lookup_admissions_total',
+    help: 'Store look-ups of keys the caches did not know, by admission: immediate (within the client\'s look-up budget), queued (waited in the replica\'s look-up queue), refused (the queue was full: 503).',
+    labelNames: ['admission'] as const,
+    registers: [registry],
+    collect() {
+      const stats = read();
+      this.reset();
+      this.inc({ admission: 'immediate' }, stats.immediate);
+      this.inc({ admission: 'queued' }, stats.queued);
+      this.inc({ admission: 'refused' }, stats.refused);
+    },
+  });
+  new Gauge({
+    name: 'gateway_key_lookups_waiting',
+    help: "Look-ups waiting in the replica's look-up queue now.",
+    registers: [registry],
+    collect() {
+      this.set(read().waiting);
     },
   });
 }

@@ -374,9 +374,9 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
         await store.revokeKey(key.id, '2026-02-03T04:05:06.000Z');
         await store.setPlan({ name: 'business', perMinute: 2_000, perDay: 200_000 });
         const expected: ChangeEvent[] = [
+          { type: 'account-created', accountId: account.id },
           { type: 'account', accountId: account.id },
-          { type: 'account', accountId: account.id },
-          { type: 'key', keyId: key.id, hash: key.hash },
+          { type: 'key-added', keyId: key.id, hash: key.hash },
           { type: 'key', keyId: key.id, hash: key.hash },
           { type: 'plan', plan: 'business' },
         ];
@@ -388,7 +388,7 @@ export function accountStoreContract(name: string, open: () => Promise<AccountSt
         const account = anAccount();
         const { events } = record();
         await store.createAccount(account);
-        await heard(events, [{ type: 'account', accountId: account.id }]); // may arrive late from Redis: wait, then start afresh
+        await heard(events, [{ type: 'account-created', accountId: account.id }]); // may arrive late from Redis: wait, then start afresh
         events.length = 0;
         await expect(store.createAccount(account)).rejects.toThrow();
         await expect(store.updateAccount(anAccount())).rejects.toThrow();

@@ -70,6 +70,22 @@ describe('hot path', () => {
     expect(first.retryAfterMs - later.retryAfterMs).toBeGreaterThanOrEqual(4_900);
   });
 
+  it('when an address is over its anonymous limit, then further refusals cost no Redis command, with the same headers, until its window resets', async () => {
+    const ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}-${randomUUID()}`;
+    for (let i = 0; i < 3; i++) expect((await limiter.consumeAnonymous(ip, 3)).outcome).toBe('allowed');
+    await server.resetStats();
+    const refusals = [];
+    for (let i = 0; i < 50; i++) refusals.push(await limiter.consumeAnonymous(ip, 3));
+    expect(await clientStats()).toEqual({});
+    for (const refusal of refusals) {
+      expect(refusal).toMatchObject({ outcome: 'limited', binding: 'minute', windows: [expect.objectContaining({ name: 'minute', limit: 3, remaining: 0 })] });
+      if (refusal.outcome === 'limited') expect(refusal.retryAfterMs).toBeGreaterThan(55_000);
+    }
+    // Another address is still counted in Redis.
+    expect((await limiter.consumeAnonymous(`${ip}-other`, 3)).outcome).toBe('allowed');
+    expect((await clientStats())['evalsha']).toBe(1);
+  });
+
   it('when a window frees, then the account goes back to Redis', async () => {
     const subject = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 1, perDay: 10_000 } };
     await limiter.consumeKey(subject);

@@ -121,7 +121,7 @@ describe('PrincipalResolver with the in-process store', () => {
     expect((await resolver.resolve(enterprise.key.key))?.quotas).toEqual({ perMinute: 5_000, perDay: 900_000 });
   });
 
-  it('when an account or a plan changes, then everything is forgotten and the limiter hook is told which account (or null)', async () => {
+  it('when an account or a plan changes, then its keys are re-read and the limiter hook is told which account (or null)', async () => {
     const { account, key } = await withKey(service, 'pro');
     quotaChanges.length = 0;
     await resolver.resolve(key.key);
@@ -278,20 +278,33 @@ describe('PrincipalResolver with the in-process store', () => {
 
   it('when the admission of a lookup is refused, then NOT_ADMITTED and no store call; admitted, the store is asked', async () => {
     const { key } = await withKey(service);
-    expect(await resolver.lookUp(key.key, async () => false)).toBe(NOT_ADMITTED);
+    expect(await resolver.lookUp(key.key, { admit: async () => false })).toBe(NOT_ADMITTED);
     expect(spy.calls).toEqual([]);
-    expect(await resolver.lookUp(key.key, async () => true)).toMatchObject({ keyId: key.id });
+    expect(await resolver.lookUp(key.key, { admit: async () => true })).toMatchObject({ keyId: key.id });
     expect(spy.calls).toEqual(['resolveKey']);
+  });
+
+  it('when an admitted lookup ends, then its admission hears whether the key was valid (a store failure is not)', async () => {
+    const { key } = await withKey(service);
+    const settled: boolean[] = [];
+    const admission = { admit: async () => true, settle: (valid: boolean) => settled.push(valid) };
+    await resolver.lookUp(key.key, admission);
+    await resolver.lookUp(generateApiKey(), admission);
+    spy.fail(true);
+    await expect(resolver.lookUp(generateApiKey(), admission)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(settled).toEqual([true, false, false]);
   });
 
   it('when many requests look up one key at once, then one admission is asked and one store call made for all of them', async () => {
     const { key } = await withKey(service);
     spy.calls.length = 0;
     let admissions = 0;
-    const admit = async () => {
-      admissions++;
-      await new Promise((resolve) => setTimeout(resolve, 5)); // e.g. the anonymous counter in Redis
-      return true;
+    const admit = {
+      admit: async () => {
+        admissions++;
+        await new Promise((resolve) => setTimeout(resolve, 5)); // e.g. a wait in the look-up queue
+        return true;
+      },
     };
     const results = await Promise.all(Array.from({ length: 20 }, () => resolver.lookUp(key.key, admit)));
     expect(results.every((r) => r !== null && r !== NOT_ADMITTED && r.keyId === key.id)).toBe(true);
@@ -303,11 +316,13 @@ describe('PrincipalResolver with the in-process store', () => {
     const { key } = await withKey(service);
     spy.calls.length = 0;
     const asked: string[] = [];
-    const admission = (who: string, answer: boolean) => async () => {
-      asked.push(who);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return answer;
-    };
+    const admission = (who: string, answer: boolean) => ({
+      admit: async () => {
+        asked.push(who);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return answer;
+      },
+    });
     const [first, second, third] = await Promise.all([
       resolver.lookUp(key.key, admission('first', false)),
       resolver.lookUp(key.key, admission('second', true)),
@@ -320,12 +335,90 @@ describe('PrincipalResolver with the in-process store', () => {
     expect(spy.calls).toEqual(['resolveKey']);
   });
 
-  it('when a plan change arrives while the store fails, then the invalidated keys are not served stale', async () => {
-    const { key } = await withKey(service);
-    await resolver.resolve(key.key);
+  it('when a plan change or a change of its own account arrives and then the store fails, then the key is served stale: a verified key keeps working', async () => {
+    const { account, key } = await withKey(service);
+    const principal = await resolver.resolve(key.key);
     await service.setPlan('free', { perMinute: 61, perDay: 1_001 });
+    await service.updateAccount(account.id, { perDay: 2_000 });
     spy.fail(true);
-    await expect(resolver.resolve(key.key)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await resolver.resolve(key.key)).toEqual(principal);
+    expect(resolver.stats.staleServed).toBe(1);
+  });
+
+  it('when other accounts are created or changed and other plans change, then a cached key is untouched: no store call, and it survives a store outage', async () => {
+    const { key } = await withKey(service, 'pro');
+    const other = await withKey(service, 'free');
+    await resolver.resolve(key.key);
+    await resolver.resolve(other.key.key);
+    spy.calls.length = 0;
+    quotaChanges.length = 0;
+
+    await service.createAccount({ name: 'Signed up', plan: 'free' });
+    await service.updateAccount(other.account.id, { perMinute: 5 });
+    await service.setPlan('business', { perMinute: 1_100, perDay: 110_000 });
+    await memory.announce({ type: 'account', accountId: 'acct_00000000000000000000' });
+    expect(resolver.cached(key.key)).toMatchObject({ state: 'valid' });
+    expect(resolver.cached(other.key.key)).toEqual({ state: 'recheck' });
+    expect(quotaChanges).toEqual([other.account.id, null, 'acct_00000000000000000000']);
+
+    spy.fail(true);
+    now += 31_000; // past the entry's expiry: only stale-if-error can answer now
+    expect(await resolver.resolve(key.key)).toMatchObject({ keyId: key.id });
+    expect(spy.calls).toEqual(['resolveKey']); // the one failed refresh after the expiry
+  });
+
+  it("when the creation events of a key and its account arrive after the key was verified (pub/sub is late), then its entry is untouched", async () => {
+    const { account, key } = await withKey(service);
+    await resolver.resolve(key.key);
+    await memory.announce({ type: 'account-created', accountId: account.id });
+    await memory.announce({ type: 'key-added', keyId: key.id, hash: hashApiKey(key.key) });
+    expect(resolver.cached(key.key)).toMatchObject({ state: 'valid' });
+  });
+
+  it('when a plan changes, then only the keys of accounts on that plan are re-read', async () => {
+    const free = await withKey(service, 'free');
+    const pro = await withKey(service, 'pro');
+    await resolver.resolve(free.key.key);
+    await resolver.resolve(pro.key.key);
+    await service.setPlan('pro', { perMinute: 310, perDay: 10_100 });
+    expect(resolver.cached(free.key.key)).toMatchObject({ state: 'valid' });
+    expect(resolver.cached(pro.key.key)).toEqual({ state: 'recheck' });
+    expect((await resolver.resolve(pro.key.key))?.quotas).toEqual({ perMinute: 310, perDay: 10_100 });
+  });
+
+  it("when an account moves to another plan, then a later change of its old plan leaves its keys alone and one of its new plan re-reads them", async () => {
+    const { account, key } = await withKey(service, 'free');
+    await resolver.resolve(key.key);
+    await service.updateAccount(account.id, { plan: 'pro' });
+    expect((await resolver.resolve(key.key))?.quotas.perMinute).toBe(300);
+    await service.setPlan('free', { perMinute: 61, perDay: 1_001 });
+    expect(resolver.cached(key.key)).toMatchObject({ state: 'valid' });
+    await service.setPlan('pro', { perMinute: 301, perDay: 10_001 });
+    expect(resolver.cached(key.key)).toEqual({ state: 'recheck' });
+  });
+
+  it('when a key was refused because its account did not exist yet, then that account\'s creation lets it be read again', async () => {
+    const key = generateApiKey();
+    const accountId = 'acct_AAAAAAAAAAAAAAAAAAAA';
+    await memory.addKey({ id: 'key_AAAAAAAAAAAAAAAAAAAA', accountId, hash: hashApiKey(key), createdAt: new Date().toISOString(), revokedAt: null });
+    expect(await resolver.resolve(key)).toBeNull();
+    expect(resolver.cached(key)).toEqual({ state: 'refused' });
+    await memory.createAccount({ id: accountId, name: 'Late', plan: 'free', perMinute: null, perDay: null, email: null, createdAt: new Date().toISOString() });
+    expect(await resolver.resolve(key)).toMatchObject({ accountId });
+  });
+
+  it('when keys of many accounts pass through a small cache, then evicted keys leave no trace in the account index', async () => {
+    const small = new PrincipalResolver({ store: spy.store, maxEntries: 2, maxUnknownEntries: 2 });
+    const made = [];
+    for (let i = 0; i < 6; i++) made.push(await withKey(service));
+    for (const { key } of made) await small.resolve(key.key);
+    expect((small as unknown as { byAccount: Map<string, Set<string>> }).byAccount.size).toBe(2);
+    await service.revokeKey(made[5]!.key.id);
+    await small.resolve(made[5]!.key.key); // now in the unknown cache, still indexed under its account
+    expect((small as unknown as { byAccount: Map<string, Set<string>> }).byAccount.size).toBe(2);
+    small.clear();
+    expect((small as unknown as { byAccount: Map<string, Set<string>> }).byAccount.size).toBe(0);
+    small.close();
   });
 });
 

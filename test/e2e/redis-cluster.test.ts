@@ -1,8 +1,9 @@
+import { PortalVisitor } from '../../gateway/test/support/portal-visitor';
 import { sleep, waitFor } from '../helpers/ports';
 import type { TestRedisCluster } from '../helpers/redis-cluster';
 import type { TestRedis } from '../helpers/redis-server';
 import { admin, createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
-import { call, expectError, metricValue, rateLimitOf, statusCounts, type Reply } from '../helpers/traffic';
+import { call, expectError, hasRateLimitHeaders, metricValue, rateLimitOf, statusCounts, type Reply } from '../helpers/traffic';
 
 /**
  * Two gateway processes on a real three-master Redis Cluster (REDIS_CLUSTER_NODES): the same
@@ -116,6 +117,48 @@ describe('gateway replicas on a Redis Cluster', () => {
     // The minute window is still full: lifted means rate_limited again, no longer banned.
     expect(await msUntilBoth(async (g) => (await getPets(g.url, account.key)).json?.['code'] === 'rate_limited')).toBeLessThan(1_000);
   });
+
+  it("when the account store's master dies right after a burst of sign-ups, then keys both replicas verified before keep working, with headers and no 5xx", async () => {
+    const storeOwner = await cluster.nodeForKey('{gw}:plans');
+    const known = [await createAccountWithKey(a.adminUrl, { plan: 'pro' }), await createAccountWithKey(b.adminUrl, { plan: 'business' })];
+    for (const account of known) for (const gateway of [a, b]) expect((await getPets(gateway.url, account.key)).status).toBe(200);
+    await storeOwner.aofWritten(); // the known accounts survive the kill, for the test after this one
+
+    // Sign-ups on both replicas (ops API and portal), fresh enterprise accounts among them; their
+    // change events reach every replica over the cluster bus, and then the store's master dies.
+    const portal = new PortalVisitor(a.url, `127.0.0.1:${a.port}`);
+    const signUps = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => admin((i % 2 ? a : b).adminUrl, 'POST', '/admin/accounts', { name: `burst ${i}`, plan: 'enterprise', perMinute: 50, perDay: 500 })),
+      portal.signUp(`burst.${Date.now()}@example.com`).then((response) => ({ status: response.status === 303 ? 201 : response.status })),
+    ]);
+    expect(signUps.map((reply) => reply.status)).toEqual(signUps.map(() => 201));
+    await sleep(300);
+    await storeOwner.stop();
+    try {
+      const replies: Reply[] = [];
+      let withoutHeaders = 0;
+      for (let round = 0; round < 4; round++) {
+        for (const account of known) {
+          for (const gateway of [a, b]) {
+            const reply = await getPets(gateway.url, account.key);
+            replies.push(reply);
+            if (!hasRateLimitHeaders(reply)) withoutHeaders++; // checked on arrival: Reset is read against now
+          }
+        }
+        await sleep(150);
+      }
+      expect({ statuses: statusCounts(replies), codes: replies.filter((r) => r.status !== 200).map((r) => r.json?.['code']), withoutHeaders }).toEqual({
+        statuses: { 200: replies.length },
+        codes: [],
+        withoutHeaders: 0,
+      });
+      expect(Math.max(...replies.map((r) => r.ms))).toBeLessThan(1_000);
+    } finally {
+      await storeOwner.start();
+      await cluster.waitUntilOk();
+      await waitFor(async () => (await Promise.all([a, b].map(async (g) => (await call(`${g.url}/readyz`)).json?.['status']))).every((status) => status === 'ready'), 10_000, 'both replicas back on the cluster');
+    }
+  }, 60_000);
 
   // Last: it kills a master and brings it back.
   it('when a master dies, then its accounts are limited in-process with headers and no wait, the others stay exact, and exactness returns with the master', async () => {

@@ -151,6 +151,16 @@ export function rateLimitOf(reply: Reply, nowMs = Date.now()): RateLimitView {
   return view;
 }
 
+/** Whether `rateLimitOf` accepts the reply's headers (read at `nowMs`: check a reply when it arrives). */
+export function hasRateLimitHeaders(reply: Reply, nowMs = Date.now()): boolean {
+  try {
+    rateLimitOf(reply, nowMs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** One sample value of a Prometheus metric from the gateway's admin `/metrics`, or undefined. */
 export async function metricValue(adminUrl: string, name: string): Promise<number | undefined> {
   const response = await fetch(`${adminUrl}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });

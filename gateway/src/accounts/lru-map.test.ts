@@ -40,6 +40,18 @@ describe('LruMap', () => {
     expect([map.peek('a'), map.peek('b')]).toEqual([10, undefined]);
   });
 
+  it('when an entry is evicted, then onEvict hears its key and value; delete and clear are not evictions', () => {
+    const evicted: [string, number][] = [];
+    const map = new LruMap<string, number>(2, (key, value) => evicted.push([key, value]));
+    map.set('a', 1);
+    map.set('b', 2);
+    map.delete('b');
+    map.set('c', 3);
+    map.set('d', 4);
+    map.clear();
+    expect(evicted).toEqual([['a', 1]]);
+  });
+
   it('when maxEntries is not a positive integer, then construction is refused', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new LruMap(bad)).toThrow(RangeError);
   });

@@ -8,7 +8,11 @@ export class LruMap<K, V> {
   /** Entries pushed out to make room, since creation. */
   evictions = 0;
 
-  constructor(readonly maxEntries: number) {
+  /** `onEvict` hears of each entry pushed out to make room (not of `delete` or `clear`), e.g. to keep an index in step. */
+  constructor(
+    readonly maxEntries: number,
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
   }
 
@@ -37,8 +41,10 @@ export class LruMap<K, V> {
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;
+      const evicted = this.entries.get(oldest.value)!;
       this.entries.delete(oldest.value);
       this.evictions += 1;
+      this.onEvict?.(oldest.value, evicted);
     }
   }
 

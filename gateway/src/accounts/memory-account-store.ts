@@ -35,7 +35,7 @@ export class MemoryAccountStore implements AccountStore {
     this.accounts.set(account.id, { ...account });
     const orderKey = orderKeyOf(positionOf(account));
     this.creationOrder.splice(firstAfter(this.creationOrder, orderKey), 0, orderKey);
-    this.emit({ type: 'account', accountId: account.id });
+    this.emit({ type: 'account-created', accountId: account.id });
   }
 
   async listAccounts({ limit, after, plan, search }: AccountQuery): Promise<AccountPage> {
@@ -67,7 +67,7 @@ export class MemoryAccountStore implements AccountStore {
     if (this.keyIdByHash.has(key.hash)) throw new StoreConflictError('a key with this hash already exists');
     this.keys.set(key.id, { ...key });
     this.keyIdByHash.set(key.hash, key.id);
-    this.emit({ type: 'key', keyId: key.id, hash: key.hash });
+    this.emit({ type: 'key-added', keyId: key.id, hash: key.hash });
   }
 
   async getKey(id: string): Promise<ApiKeyRecord | null> {

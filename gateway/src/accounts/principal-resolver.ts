@@ -1,7 +1,7 @@
 import { hashApiKey, parseApiKey, sameHash } from '../keys/api-key';
 import { withDeadline } from '../store-errors';
 import { LruMap } from './lru-map';
-import type { AccountStore, ChangeEvent, KeyResolution, Principal } from './types';
+import type { AccountStore, ChangeEvent, KeyResolution, PlanName, Principal } from './types';
 
 export interface PrincipalResolverOptions {
   store: AccountStore;
@@ -23,8 +23,11 @@ export interface PrincipalResolverOptions {
 interface Entry<T> {
   value: T;
   expiresAt: number;
-  /** Past this, the entry is not served even while the store fails (0: never, it was invalidated). */
+  /** Past this, the entry is not served even while the store fails. */
   staleUntil: number;
+  /** The account the key belongs to, and its plan, as last read (null when the store knows no such key or account). */
+  accountId: string | null;
+  plan: PlanName | null;
 }
 
 /**
@@ -55,9 +58,15 @@ export interface KeyCacheStats {
 export const NOT_ADMITTED: unique symbol = Symbol('not admitted');
 export type LookUpResult = Principal | null | typeof NOT_ADMITTED;
 
-/** Lets a lookup go ahead, or not (e.g. once the caller has been charged for it). */
-export type Admission = () => Promise<boolean>;
-const ADMIT_ALL: Admission = () => Promise.resolve(true);
+/**
+ * Lets a lookup go ahead (perhaps after a wait), or not; then hears whether the key was valid (a
+ * store failure counts as not), e.g. to give back what the caller was charged for it.
+ */
+export interface Admission {
+  admit(): Promise<boolean>;
+  settle?(valid: boolean): void;
+}
+const ADMIT_ALL: Admission = { admit: () => Promise.resolve(true) };
 
 /** After a failed refresh, how long the stale answer is served before the store is tried again. */
 const RETRY_AFTER_FAILURE_MS = 1_000;
@@ -68,14 +77,17 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
  * valid keys (least recently used evicted first, so a key in use stays) and, separately and
  * smaller, unknown and revoked keys (so a flood of minted keys evicts only its own kind). A miss
  * costs one store round trip (`AccountStore.resolveKey`). `cached` answers from the caches alone;
- * `lookUp` asks the store once an admission (the pipeline's: the client paid for it) lets it, and
+ * `lookUp` asks the store once an admission (the pipeline's: the look-up gate) lets it, and
  * requests that ask about one key while its lookup is under way share it, admission included.
  *
- * Invalidation follows `store.onChange`: a key event drops that key's entries; an account or plan
- * event makes every entry re-read (and never served stale); a reset (the feed was interrupted)
- * makes every entry re-read but lets it be served stale while the store fails. Each entry also
- * expires after `ttlMs`. A lookup that was under way when an invalidation arrived is answered but
- * not cached, so a read from before a revocation can never outlive it in the cache.
+ * Invalidation follows `store.onChange`, and touches only what the change is about: a key event
+ * drops that key's entries; an account change refreshes that account's keys, a plan change the
+ * keys of accounts on that plan, a reset (the feed was interrupted) every key; a new account
+ * touches no valid key. "Refresh" means re-read on next use, yet served stale while the store
+ * fails: whatever happens to other accounts, a key verified in the last `ttlMs + staleIfErrorMs`
+ * keeps working through an outage of the store; only its revocation (a key event) ends that.
+ * Each entry also expires after `ttlMs`. A lookup that was under way when an invalidation arrived
+ * is answered but not cached, so a read from before a revocation can never outlive it in the cache.
  */
 export class PrincipalResolver {
   private readonly counts = { hits: 0, unknownHits: 0, misses: 0, staleServed: 0 };
@@ -88,6 +100,8 @@ export class PrincipalResolver {
   private readonly valid: LruMap<string, Entry<Principal>>;
   private readonly unknown: LruMap<string, Entry<null>>;
   private readonly inflight = new Map<string, Promise<LookUpResult>>();
+  /** Account id → hashes of its keys in either cache: what an account's change refreshes, without a scan. */
+  private readonly byAccount = new Map<string, Set<string>>();
   private generation = 0;
   private readonly unsubscribe: () => void;
 
@@ -105,8 +119,8 @@ export class PrincipalResolver {
     this.ttlMs = ttlMs;
     this.staleIfErrorMs = staleIfErrorMs;
     this.lookupTimeoutMs = lookupTimeoutMs;
-    this.valid = new LruMap(maxEntries);
-    this.unknown = new LruMap(maxUnknownEntries);
+    this.valid = new LruMap(maxEntries, (hash, entry) => this.unindex(hash, entry));
+    this.unknown = new LruMap(maxUnknownEntries, (hash, entry) => this.unindex(hash, entry));
     this.onQuotaChange = onQuotaChange ?? (() => undefined);
     this.now = now;
     this.unsubscribe = store.onChange((event) => this.invalidate(event));
@@ -156,7 +170,7 @@ export class PrincipalResolver {
    * Answers null for a malformed, unknown or revoked key, NOT_ADMITTED when this caller's own
    * admission was refused. Rejects only when the store fails and no expired answer may be served.
    */
-  async lookUp(apiKey: string, admit: Admission = ADMIT_ALL): Promise<LookUpResult> {
+  async lookUp(apiKey: string, admission: Admission = ADMIT_ALL): Promise<LookUpResult> {
     const parsed = parseApiKey(apiKey);
     if (!parsed.ok) return null;
     const hash = hashApiKey(parsed.key);
@@ -165,7 +179,7 @@ export class PrincipalResolver {
       const fresh = this.freshEntry(hash);
       if (fresh) return fresh.value;
       const underway = this.inflight.get(hash);
-      if (!underway) return this.start(hash, admit);
+      if (!underway) return this.start(hash, admission);
       const result = await underway;
       if (result !== NOT_ADMITTED) return result;
       // That lookup's caller was refused: this one tries its own admission (or joins the next try).
@@ -186,6 +200,7 @@ export class PrincipalResolver {
     this.generation++;
     this.valid.clear();
     this.unknown.clear();
+    this.byAccount.clear();
     this.inflight.clear();
   }
 
@@ -200,8 +215,17 @@ export class PrincipalResolver {
     return entry && entry.expiresAt > now ? entry : undefined;
   }
 
-  private start(hash: string, admit: Admission): Promise<LookUpResult> {
-    const started = (async (): Promise<LookUpResult> => ((await admit()) ? this.load(hash) : NOT_ADMITTED))();
+  private start(hash: string, admission: Admission): Promise<LookUpResult> {
+    const started = (async (): Promise<LookUpResult> => {
+      if (!(await admission.admit())) return NOT_ADMITTED;
+      let principal: Principal | null = null;
+      try {
+        principal = await this.load(hash);
+        return principal;
+      } finally {
+        admission.settle?.(principal !== null);
+      }
+    })();
     this.inflight.set(hash, started);
     const settle = () => {
       if (this.inflight.get(hash) === started) this.inflight.delete(hash);
@@ -212,11 +236,11 @@ export class PrincipalResolver {
 
   private async load(hash: string): Promise<Principal | null> {
     const generation = this.generation;
-    let principal: Principal | null;
+    let found: KeyResolution | null;
     try {
-      principal = toPrincipal(hash, await withDeadline(this.store.resolveKey(hash), this.lookupTimeoutMs, 'key lookup'));
+      found = await withDeadline(this.store.resolveKey(hash), this.lookupTimeoutMs, 'key lookup');
     } catch (error) {
-      // Only entries that merely aged out qualify: invalidated ones were deleted or marked never to be served stale.
+      // Entries that aged out or were refreshed qualify; a revoked key's entries were deleted.
       const expired = this.valid.peek(hash) ?? this.unknown.peek(hash);
       const now = this.now();
       if (expired && now < expired.staleUntil) {
@@ -227,50 +251,112 @@ export class PrincipalResolver {
       }
       throw error;
     }
-    if (generation === this.generation) this.remember(hash, principal);
+    const principal = toPrincipal(hash, found);
+    if (generation === this.generation) this.remember(hash, principal, ownerOf(hash, found));
     return principal;
   }
 
-  private remember(hash: string, principal: Principal | null): void {
+  private remember(hash: string, principal: Principal | null, owner: Pick<Entry<unknown>, 'accountId' | 'plan'>): void {
+    this.forget(hash);
     const expiresAt = this.now() + this.ttlMs;
-    const timing = { expiresAt, staleUntil: expiresAt + this.staleIfErrorMs };
-    if (principal) {
-      this.unknown.delete(hash);
-      this.valid.set(hash, { value: principal, ...timing });
-    } else {
-      this.valid.delete(hash);
-      this.unknown.set(hash, { value: null, ...timing });
+    const entry = { expiresAt, staleUntil: expiresAt + this.staleIfErrorMs, ...owner };
+    if (principal) this.valid.set(hash, { value: principal, ...entry });
+    else this.unknown.set(hash, { value: null, ...entry });
+    if (owner.accountId === null) return;
+    const hashes = this.byAccount.get(owner.accountId);
+    if (hashes) hashes.add(hash);
+    else this.byAccount.set(owner.accountId, new Set([hash]));
+  }
+
+  /** Drops the key's entries from both caches and the index. */
+  private forget(hash: string): void {
+    for (const cache of [this.valid, this.unknown] as LruMap<string, Entry<unknown>>[]) {
+      const entry = cache.peek(hash);
+      if (!entry) continue;
+      cache.delete(hash);
+      this.unindex(hash, entry);
     }
   }
 
+  private unindex(hash: string, { accountId }: Entry<unknown>): void {
+    if (accountId === null) return;
+    const hashes = this.byAccount.get(accountId);
+    hashes?.delete(hash);
+    if (hashes?.size === 0) this.byAccount.delete(accountId);
+  }
+
+  /** The entries of one account's keys, in either cache. */
+  private *entriesOf(accountId: string): Generator<Entry<unknown>> {
+    for (const hash of this.byAccount.get(accountId) ?? []) {
+      const entry = this.valid.peek(hash) ?? this.unknown.peek(hash);
+      if (entry) yield entry;
+    }
+  }
+
+  private *allEntries(): Generator<Entry<unknown>> {
+    yield* this.valid.values();
+    yield* this.unknown.values();
+  }
+
   private invalidate(event: ChangeEvent): void {
-    // A lifted ban changes nothing the resolver knows.
-    if (event.type === 'ban-lifted') return;
+    switch (event.type) {
+      case 'ban-lifted':
+        return; // changes nothing the resolver knows
+      case 'account-created':
+        // No valid key can be about an account that did not exist, and one read before its creation
+        // event arrived (pub/sub may be late) is right. Only a refusal of a key recorded before its
+        // account existed is wrong now; there is no lookup to cancel, nothing else to touch.
+        for (const hash of [...(this.byAccount.get(event.accountId) ?? [])]) if (this.unknown.peek(hash)) this.forget(hash);
+        return;
+      case 'key-added':
+        // A valid entry for it was read after it was added (this event may be late): only a refusal,
+        // cached or on its way, is wrong now.
+        this.generation++;
+        this.inflight.delete(event.hash);
+        if (this.unknown.peek(event.hash)) this.forget(event.hash);
+        return;
+      case 'key':
+        this.generation++;
+        this.forget(event.hash);
+        this.inflight.delete(event.hash);
+        return;
+      case 'account':
+        this.refresh(this.entriesOf(event.accountId));
+        return this.tellLimiter(event.accountId);
+      case 'plan':
+        this.refresh([...this.allEntries()].filter((entry) => entry.plan === event.plan));
+        return this.tellLimiter(null);
+      case 'reset':
+        // Nothing known changed, but events may have been missed: every key is re-read.
+        this.refresh(this.allEntries());
+        return;
+    }
+  }
+
+  /**
+   * These entries are re-read on their next use, and their lookups under way are not cached. A valid
+   * one stays known as recently valid (`recheck`: its owner is not charged as an anonymous caller),
+   * and keeps its stale-if-error time, so a store that fails now serves it stale instead of 503.
+   */
+  private refresh(entries: Iterable<Entry<unknown>>): void {
     this.generation++;
-    if (event.type === 'key') {
-      this.valid.delete(event.hash);
-      this.unknown.delete(event.hash);
-      this.inflight.delete(event.hash);
-      return;
-    }
     this.inflight.clear();
-    if (event.type === 'reset') {
-      // Nothing known changed, but events may have been missed: re-read every key on its next use,
-      // yet keep the entries, so a store that is still coming back serves them stale instead of 503.
-      for (const entry of this.valid.values()) entry.expiresAt = 0;
-      for (const entry of this.unknown.values()) entry.expiresAt = 0;
-      return;
-    }
-    // An account or a plan changed: every valid key is re-read and never served stale, but stays
-    // known as recently valid (`recheck`), so its owner is not charged as an anonymous caller.
-    for (const entry of this.valid.values()) entry.expiresAt = entry.staleUntil = 0;
-    this.unknown.clear();
+    for (const entry of entries) entry.expiresAt = 0;
+  }
+
+  private tellLimiter(accountId: string | null): void {
     try {
-      this.onQuotaChange(event.type === 'account' ? event.accountId : null);
+      this.onQuotaChange(accountId);
     } catch {
       // The hook is a courtesy to the limiter; it must not break invalidation.
     }
   }
+}
+
+/** Whose key the store answered about (the index of account changes, and plan changes). */
+function ownerOf(hash: string, found: KeyResolution | null): Pick<Entry<unknown>, 'accountId' | 'plan'> {
+  if (!found || !sameHash(found.key.hash, hash)) return { accountId: null, plan: null };
+  return { accountId: found.key.accountId, plan: found.account?.plan ?? null };
 }
 
 /** The caller behind a store answer, or null when the key must be refused. */

@@ -215,7 +215,7 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async createAccount(account: Account): Promise<void> {
-    const created = await this.run(() => this.redis.eval(CREATE_ACCOUNT, ...this.accountWrite(account)));
+    const created = await this.run(() => this.redis.eval(CREATE_ACCOUNT, ...this.accountWrite(account, { type: 'account-created', accountId: account.id })));
     if (created !== 1) throw new StoreConflictError(`account ${account.id} already exists`);
   }
 
@@ -247,7 +247,7 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async updateAccount(account: Account): Promise<void> {
-    const updated = await this.run(() => this.redis.eval(UPDATE_ACCOUNT, ...this.accountWrite(account)));
+    const updated = await this.run(() => this.redis.eval(UPDATE_ACCOUNT, ...this.accountWrite(account, { type: 'account', accountId: account.id })));
     if (updated !== 1) throw new StoreConflictError(`account ${account.id} does not exist`);
   }
 
@@ -260,7 +260,7 @@ export class RedisAccountStore implements AccountStore {
         this.hashKey(key.hash),
         this.accountKeysKey(key.accountId),
         this.channel,
-        eventJson({ type: 'key', keyId: key.id, hash: key.hash }),
+        eventJson({ type: 'key-added', keyId: key.id, hash: key.hash }),
         key.id,
         ...keyFields(key),
       ),
@@ -412,8 +412,8 @@ export class RedisAccountStore implements AccountStore {
     return `${this.prefix}${name}`;
   }
 
-  /** numkeys, KEYS and ARGV of CREATE_ACCOUNT and UPDATE_ACCOUNT. */
-  private accountWrite(account: Account): [number, ...string[]] {
+  /** numkeys, KEYS and ARGV of CREATE_ACCOUNT and UPDATE_ACCOUNT, which publish `event`. */
+  private accountWrite(account: Account, event: ChangeEvent): [number, ...string[]] {
     const planIndexes = PLAN_NAMES.map((plan) => this.planIndexKey(plan));
     return [
       3 + planIndexes.length,
@@ -422,7 +422,7 @@ export class RedisAccountStore implements AccountStore {
       this.key('accounts:search'),
       ...planIndexes,
       this.channel,
-      eventJson({ type: 'account', accountId: account.id }),
+      eventJson(event),
       account.id,
       orderKeyOf(positionOf(account)),
       String(PLAN_NAMES.indexOf(account.plan) + 1),
@@ -528,9 +528,11 @@ export function parseChangeEvent(message: string): ChangeEvent | null {
   const event = value as Record<string, unknown>;
   switch (event.type) {
     case 'account':
-      return typeof event.accountId === 'string' ? { type: 'account', accountId: event.accountId } : null;
+    case 'account-created':
+      return typeof event.accountId === 'string' ? { type: event.type, accountId: event.accountId } : null;
     case 'key':
-      return typeof event.keyId === 'string' && typeof event.hash === 'string' ? { type: 'key', keyId: event.keyId, hash: event.hash } : null;
+    case 'key-added':
+      return typeof event.keyId === 'string' && typeof event.hash === 'string' ? { type: event.type, keyId: event.keyId, hash: event.hash } : null;
     case 'plan':
       return typeof event.plan === 'string' && (PLAN_NAMES as readonly string[]).includes(event.plan)
         ? { type: 'plan', plan: event.plan as PlanName }

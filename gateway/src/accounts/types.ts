@@ -80,7 +80,13 @@ export type Principal = KeySubject;
 
 /** Published by a store on every write, so every replica can drop what it cached. */
 export type ChangeEvent =
+  /** A new account: nothing cached can be about it, so no replica drops anything for it. */
+  | { type: 'account-created'; accountId: string }
+  /** An existing account changed (plan, quotas, name...): replicas re-read that account's keys only. */
   | { type: 'account'; accountId: string }
+  /** A new key: only a refusal cached for its hash (someone tried it before it existed) is wrong now. */
+  | { type: 'key-added'; keyId: string; hash: string }
+  /** An existing key changed (revoked): replicas drop what they cached about it. */
   | { type: 'key'; keyId: string; hash: string }
   | { type: 'plan'; plan: PlanName }
   /** An operator lifted a key's ban: replicas drop the ban they cached locally (kept beside the key's account). */

@@ -44,7 +44,9 @@ export class AnonymousLimiter {
 export function anonymousDecision(res: RateLimiterRes, perMinute: number, now: number, accepted: boolean): LimitDecision {
   // A negative msBeforeNext means "no expiry known"; a full window is the honest upper bound.
   const msUntilReset = res.msBeforeNext >= 0 ? res.msBeforeNext : MINUTE_MS;
-  const windows = [window('minute', perMinute, res.consumedPoints, now + msUntilReset, 60)];
+  // A refusal from the in-memory block carries no count (it asked nobody): the window is full.
+  const consumed = accepted ? res.consumedPoints : Math.max(res.consumedPoints, perMinute);
+  const windows = [window('minute', perMinute, consumed, now + msUntilReset, 60)];
   if (accepted) return { outcome: 'allowed', windows };
   return { outcome: 'limited', windows, binding: 'minute', retryAfterMs: msUntilReset };
 }

@@ -97,7 +97,11 @@ export class RedisLimiter implements Limiter {
     this.blocked = new BoundedMap(cacheSize);
     this.keys = new BoundedMap(cacheSize);
     this.anonymous = new AnonymousLimiter(
-      (points) => new RateLimiterRedis({ storeClient: options.redis, keyPrefix: this.anonymousPrefix(), points, duration: 60, rejectIfRedisNotReady: true }),
+      // inMemoryBlockOnConsumed: once Redis says an address has used its last unit, this process
+      // refuses it locally until its window resets (rate-limiter-flexible's in-memory block), so an
+      // address over its limit costs no Redis command, like an account over its quota.
+      (points) =>
+        new RateLimiterRedis({ storeClient: options.redis, keyPrefix: this.anonymousPrefix(), points, duration: 60, rejectIfRedisNotReady: true, inMemoryBlockOnConsumed: points }),
       (work) => this.call(work, 'anonymous limit'),
     );
   }

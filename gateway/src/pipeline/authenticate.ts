@@ -32,8 +32,8 @@ function otherEnvironment(keyEnvironment: ApiEnvironment, deployment: ApiEnviron
 /**
  * Identifies the caller from the Authorization header only (never the query string), from the key
  * caches alone: no store work happens here. A key of the other environment is refused by its
- * prefix. A key the caches cannot answer is left for lookUpKey, which asks the store once the
- * request has paid for it. A request without a valid key is not refused here: it is limited per
+ * prefix. A key the caches cannot answer is left for lookUpKey, which asks the store when the
+ * look-up gate lets it. A request without a valid key is not refused here: it is limited per
  * IP first, so key guessing is rate limited too, and then refused by `requireKey`.
  */
 export function authenticate(keys: KeyCache, environment: ApiEnvironment): Stage {

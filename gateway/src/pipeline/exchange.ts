@@ -33,8 +33,8 @@ export class Exchange {
   authError: ApiError | undefined = undefined;
   /**
    * Set by authenticate for a well-formed key of this environment that the caches could not
-   * answer; lookUpKey asks the store once the request has paid for it. `recentlyValid`: the key
-   * was valid until its cache entry aged out or was invalidated, so its lookup is free (nobody
+   * answer; lookUpKey asks the store when the look-up gate lets it. `recentlyValid`: the key was
+   * valid until its cache entry aged out or was refreshed, so its lookup skips the gate (nobody
    * can mint such a key).
    */
   pendingKey: { apiKey: string; recentlyValid: boolean } | undefined = undefined;

@@ -1,35 +1,33 @@
 import { ApiError } from '../../../shared/src/errors';
 import { NOT_ADMITTED, type PrincipalResolver } from '../accounts/principal-resolver';
+import type { LookupGate } from '../accounts/lookup-gate';
+import { clientSubject } from '../limits/client-subject';
 import { StoreUnavailableError } from '../store-errors';
 import { invalidKey } from './authenticate';
 import type { Stage } from './exchange';
-import type { AnonymousCharge } from './rate-limit';
 
 /** What lookUpKey needs of the key resolver: one store round trip for a key the caches could not answer. */
 export type KeyLookup = Pick<PrincipalResolver, 'lookUp'>;
 
 /**
- * Asks the store about the key authenticate could not answer from the caches, once the request
- * has paid for it with one unit of its client's anonymous budget: over that budget, the answer is
- * 429 and the store is never asked, so the store work a client can cause is bounded by its
- * anonymous budget. Requests that arrive while the same key is being looked up share that lookup
- * and pay nothing for it. A key that was valid until its cache entry aged out or was invalidated
- * is looked up without a charge (nobody can mint one).
+ * Asks the store about the key authenticate could not answer from the caches, when the look-up
+ * gate lets it (`accounts/lookup-gate.ts`: at once within the client's look-up budget, else in
+ * the replica's look-up queue), so minted keys cost bounded store work and a valid key is never
+ * refused for others' traffic. Nothing is charged here: a valid key then counts against its
+ * account only, an invalid one against its client's anonymous budget (rateLimit). Requests that
+ * arrive while the same key is being looked up share that lookup. A key that was valid until its
+ * cache entry aged out or was refreshed is looked up without the gate (nobody can mint one).
  */
-export function lookUpKey(keys: KeyLookup, charge: AnonymousCharge): Stage {
+export function lookUpKey(keys: KeyLookup, gate: Pick<LookupGate, 'admission'>, anonIpv6PrefixLength: number): Stage {
   return async (context, next) => {
     const pending = context.pendingKey;
     if (!pending) return next();
     context.pendingKey = undefined;
-    let refusal: ApiError | undefined;
-    const admit = async () => {
-      refusal = await charge(context, 'lookup');
-      return refusal === undefined;
-    };
     try {
-      const result = await keys.lookUp(pending.apiKey, pending.recentlyValid ? undefined : admit);
-      if (result === NOT_ADMITTED) return next(refusal);
-      if (result) context.principal = result;
+      const admission = pending.recentlyValid ? undefined : gate.admission(clientSubject(context.ip, anonIpv6PrefixLength));
+      const result = await keys.lookUp(pending.apiKey, admission);
+      if (result === NOT_ADMITTED) context.authError = new ApiError('service_unavailable', 'Too many API keys are waiting to be verified right now; retry shortly.', { 'Retry-After': '1' });
+      else if (result) context.principal = result;
       else context.authError = invalidKey();
     } catch (error) {
       // Answered after the rate-limit stage, so even this failure carries the rate-limit headers.

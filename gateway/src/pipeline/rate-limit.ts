@@ -17,43 +17,36 @@ export interface RateLimitOptions {
 }
 
 /**
- * Charges a request to its client's anonymous budget, puts that limit's headers on the response,
- * and gives the refusal to answer with when the budget is spent (undefined when accepted).
- * `lookup`: the charge pays for looking up a key the server has not seen recently (lookUpKey);
- * `request`: the request itself has no valid key.
+ * Charges a request without a valid key to its client's anonymous budget, puts that limit's
+ * headers on the response, and gives the refusal to answer with when the budget is spent
+ * (undefined when accepted).
  */
-export type AnonymousCharge = (x: Exchange, purpose: 'request' | 'lookup') => Promise<ApiError | undefined>;
+export type AnonymousCharge = (x: Exchange) => Promise<ApiError | undefined>;
 
 export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
-  return async (x, purpose) => {
+  return async (x) => {
     const decision = await limiter.consumeAnonymous(clientSubject(x.ip, anonIpv6PrefixLength), anonPerMinute);
     x.anonymousDecision = decision;
     onDecision(decision.outcome, 'anonymous');
     const retryAfter = applyHeaders(x.res, decision);
     if (decision.outcome === 'allowed') return undefined;
-    const scope =
-      purpose === 'lookup'
-        ? 'this address has used up its per-minute limit for requests without a recognised API key, and a key this server has not seen recently is checked within that limit'
-        : 'the per-minute limit for requests without a valid API key is used up';
-    return new ApiError('rate_limited', `Rate limit exceeded: ${scope}; retry after ${retryAfter} seconds.`);
+    return new ApiError('rate_limited', `Rate limit exceeded: the per-minute limit for requests without a valid API key is used up; retry after ${retryAfter} seconds.`);
   };
 }
 
 /**
  * Counts the request against its account, or, without a valid key, against its client's anonymous
- * budget unless lookUpKey already charged it there (for the lookup of a key that turned out
- * unknown). A valid key the caches did not know was charged one anonymous unit for its lookup
- * too; the account's headers replace the anonymous ones. Puts the rate-limit headers on the
- * response whatever comes next, and refuses the request when over.
+ * budget (once). A valid key is never charged anything anonymous, so other requests from its
+ * address cannot get it refused. Puts the rate-limit headers on the response whatever comes next,
+ * and refuses the request when over.
  */
 export function rateLimit(options: RateLimitOptions): Stage {
   const charge = anonymousCharge(options);
   return async (x, next) => {
-    const { principal, anonymousDecision } = x;
+    const { principal } = x;
     if (!principal) {
       // A store failure is never a 429; the limiter falls back by itself, so an exception is a bug.
-      if (anonymousDecision) next();
-      else charge(x, 'request').then(next, next);
+      charge(x).then(next, next);
       return;
     }
     let decision: LimitDecision;

@@ -10,16 +10,17 @@ function newAddress(): string {
 }
 
 /**
- * One browser as the portal's routes see it (supertest, in process): it keeps the cookies it is
- * given, sends them back, and posts forms with the portal's own Origin unless told otherwise.
- * Its address travels in X-Forwarded-For, so the gateway under test must trust loopback.
+ * One browser as the portal's routes see it (supertest, in process, or a running gateway's URL): it
+ * keeps the cookies it is given, sends them back, and posts forms with the portal's own Origin
+ * unless told otherwise. Its address travels in X-Forwarded-For, so the gateway under test must
+ * trust loopback for per-visitor addresses (a gateway that trusts nobody counts them all as one).
  */
 export class PortalVisitor {
   readonly cookies = new Map<string, string>();
   readonly ip: string;
 
   constructor(
-    private readonly app: PublicApp,
+    private readonly app: PublicApp | string,
     readonly host = 'portal.test',
     ip?: string,
   ) {
