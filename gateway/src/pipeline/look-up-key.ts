@@ -1,5 +1,6 @@
 import { ApiError } from '../../../shared/src/errors';
 import { NOT_ADMITTED, type PrincipalResolver } from '../accounts/principal-resolver';
+import { expiryRefusal } from '../keys/key-policy';
 import { StoreUnavailableError } from '../store-errors';
 import { invalidKey } from './authenticate';
 import type { Stage } from './exchange';
@@ -29,8 +30,10 @@ export function lookUpKey(keys: KeyLookup, charge: AnonymousCharge): Stage {
     try {
       const result = await keys.lookUp(pending.apiKey, pending.recentlyValid ? undefined : admit);
       if (result === NOT_ADMITTED) return next(refusal);
-      if (result) context.principal = result;
-      else context.authError = invalidKey();
+      if (result) {
+        context.authError = expiryRefusal(result, Date.now());
+        if (!context.authError) context.principal = result;
+      } else context.authError = invalidKey();
     } catch (error) {
       // Answered after the rate-limit stage, so even this failure carries the rate-limit headers.
       if (error instanceof StoreUnavailableError) {
