@@ -20,7 +20,19 @@ const account: AccountDetails = {
   history: [],
 };
 
-const key = (overrides: Partial<KeyView>): KeyView => ({ id: 'key_00000000000000000001', masked: 'ask_test_…abcd', createdAt: '2026-01-02T03:04:05.000Z', lastUsedAt: null, revokedAt: null, bannedUntil: null, ...overrides });
+const key = (overrides: Partial<KeyView>): KeyView => ({
+  id: 'key_00000000000000000001',
+  name: null,
+  masked: 'ask_test_…abcd',
+  access: 'read-write',
+  createdAt: '2026-01-02T03:04:05.000Z',
+  expiresAt: null,
+  replacedBy: null,
+  lastUsedAt: null,
+  revokedAt: null,
+  bannedUntil: null,
+  ...overrides,
+});
 
 function render(keys: KeyView[]): string {
   const dashboard: Dashboard = { account, keys, history: [{ day: '2026-01-05', accepted: 70 }], plans: [{ name: 'free', perMinute: 60, perDay: 1000 }, { name: 'pro', perMinute: 300, perDay: 10000 }] };
