@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { ApiError } from '../../../shared/src/errors';
 import type { Plan } from '../accounts/types';
-import { MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type KeyView, type WindowUsage } from '../admin/account-service';
+import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type KeyView, type RolledKey, type WindowUsage } from '../admin/account-service';
+import type { NewKeyInput } from '../admin/schemas';
+import { parseRfc3339 } from '../admin/rfc3339';
 import type { PortalSignup } from '../config';
 import { KEY_ID_PATTERN } from '../keys/api-key';
 import type { DailyCount, Limiter, WindowName } from '../limits/types';
@@ -139,12 +142,31 @@ export class PortalService {
     return (await this.deps.accounts.getAccount(accountId)).usage;
   }
 
-  async createKey(accountId: string): Promise<CreatedKey> {
-    const active = (await this.deps.accounts.listKeys(accountId)).filter((key) => key.revokedAt === null);
+  /** A new key, with the name, access and expiry (RFC 3339) the form gave. */
+  async createKey(accountId: string, input: NewKeyInput = {}): Promise<CreatedKey> {
+    if (input.expiresAt !== undefined) {
+      const at = parseRfc3339(input.expiresAt);
+      if (at === null) throw new PortalRefusal(400, 'Enter the expiry as a date and a time (UTC), or leave it empty for a key that never expires.');
+      if (at <= Date.now()) throw new PortalRefusal(400, 'The expiry must be in the future (times are UTC).');
+    }
+    // Expired keys no longer count: they work no more than revoked ones.
+    const active = (await this.deps.accounts.listKeys(accountId)).filter((key) => key.revokedAt === null && !hasExpired(key));
     if (active.length >= MAX_ACTIVE_KEYS) {
       throw new PortalRefusal(409, `This account already has ${MAX_ACTIVE_KEYS} active keys, the most it may hold: revoke one you no longer use first.`);
     }
-    return this.deps.accounts.createKey(accountId, portalActor(accountId));
+    return this.deps.accounts.createKey(accountId, portalActor(accountId), input).catch(asPortalRefusal);
+  }
+
+  /**
+   * Rolls one of the account's own keys: a new key with the same name and access, the old one
+   * working for `gracePeriodSeconds` more. Not counted against the active keys: it replaces one.
+   */
+  async rollKey(accountId: string, keyId: string, gracePeriodSeconds: number): Promise<RolledKey> {
+    await this.ownKey(accountId, keyId);
+    if (!Number.isInteger(gracePeriodSeconds) || gracePeriodSeconds < 0 || gracePeriodSeconds > MAX_GRACE_PERIOD_SECONDS) {
+      throw new PortalRefusal(400, 'The grace period must be a whole number from 0 seconds to 7 days.');
+    }
+    return this.deps.accounts.rollKey(keyId, { gracePeriodSeconds }, portalActor(accountId)).catch(asPortalRefusal);
   }
 
   /** Only the account's own keys: another account's key id is answered as unknown. */
@@ -163,6 +185,17 @@ export class PortalService {
     const waitSeconds = await this.deps.attempts.take(kind, subject);
     if (waitSeconds !== null) throw new PortalRefusal(429, `${what}: try again in ${describeWait(waitSeconds)}.`, waitSeconds);
   }
+}
+
+/** Whether a key's expiry has passed. */
+export function hasExpired(key: Pick<KeyView, 'expiresAt'>, now = Date.now()): boolean {
+  return key.expiresAt !== null && Date.parse(key.expiresAt) <= now;
+}
+
+/** The account service's refusals of what a person asked for (a bad name, a key that cannot be rolled), as the portal shows them. */
+function asPortalRefusal(error: unknown): never {
+  if (error instanceof ApiError && (error.status === 400 || error.status === 404 || error.status === 409)) throw new PortalRefusal(error.status, error.message);
+  throw error;
 }
 
 /** Who made a change through the portal, for the audit trail: the account itself. */
