@@ -269,7 +269,7 @@ function keyRow(key: KeyView): Html {
       <td>${formatInstant(key.createdAt)}</td>
       <td>${lastUse(key.lastUsedAt)}</td>
       <td>${key.expiresAt ? html`<time datetime="${key.expiresAt}">${formatInstant(key.expiresAt)}</time>` : html`<span class="hint">never</span>`}</td>
-      <td class="key-actions">${status}</td>
+      <td><div class="key-actions">${status}</div></td>
     </tr>`;
 }
 
