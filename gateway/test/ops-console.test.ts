@@ -130,6 +130,16 @@ describeIfBrowser()('ops console in Chromium', () => {
 
   const keyRow = (page: Page, id: string) => page.locator(`#keys-table tr[data-key-id="${id}"]`);
 
+  /** A new account of its own, opened in the console by alice. */
+  async function openNewAccount(name: string): Promise<{ page: Page; problems: string[]; account: { id: string } }> {
+    const { page, problems } = await openConsole();
+    await signIn(page, ALICE);
+    const account = await admin<{ id: string }>('post', '/admin/accounts', { name, plan: 'pro' });
+    await page.goto(`${consoleUrl}#account/${account.id}`);
+    await page.getByRole('heading', { name }).waitFor();
+    return { page, problems, account };
+  }
+
   it('when a wrong token is given, then it is refused and nothing but the sign-in shows', async () => {
     const { page, problems } = await openConsole();
     await signIn(page, 'not-the-token');
@@ -204,11 +214,7 @@ describeIfBrowser()('ops console in Chromium', () => {
   });
 
   it('when the operator creates a named read-only key with an expiry and rolls it, then the keys table and the API follow, and the audit names them', async () => {
-    const { page, problems } = await openConsole();
-    await signIn(page, ALICE);
-    const globex = await admin<{ id: string }>('post', '/admin/accounts', { name: 'Globex Keys', plan: 'pro' });
-    await page.goto(`${consoleUrl}#account/${globex.id}`);
-    await page.getByRole('heading', { name: 'Globex Keys' }).waitFor();
+    const { page, problems, account: globex } = await openNewAccount('Globex Keys');
 
     await page.getByLabel(/^Key name/).fill('Reporting');
     await page.getByLabel(/Expires at, UTC/).fill('2999-01-31T12:30:00');
@@ -247,11 +253,7 @@ describeIfBrowser()('ops console in Chromium', () => {
   });
 
   it('when the operator asks for a key that expires in the past, then the form says why and no key is made', async () => {
-    const { page, problems } = await openConsole();
-    await signIn(page, ALICE);
-    const initech = await admin<{ id: string }>('post', '/admin/accounts', { name: 'Initech Keys', plan: 'free' });
-    await page.goto(`${consoleUrl}#account/${initech.id}`);
-    await page.getByRole('heading', { name: 'Initech Keys' }).waitFor();
+    const { page, problems, account: initech } = await openNewAccount('Initech Keys');
     await page.getByLabel(/Expires at, UTC/).fill('2001-01-01T00:00:00');
     await page.getByRole('button', { name: 'Create a key' }).click();
     await page.getByText(/^expiresAt must be in the future/).waitFor();

@@ -185,13 +185,16 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     )
     .all(pageMethodNotAllowed(['POST']));
 
+  /** The page that asks before a change to one of the account's own keys (revoke, roll). */
+  const keyPage = (page: typeof revokePage): RequestHandler => async (req, res) => {
+    const session = locals(res).session!;
+    const key = await service.ownKey(session.accountId, String(req.params.keyId));
+    send(res, 200, page(context(res), key, session.csrfToken));
+  };
+
   router
     .route('/keys/:keyId/revoke')
-    .get(requireSession, async (req, res) => {
-      const session = locals(res).session!;
-      const key = await service.ownKey(session.accountId, String(req.params.keyId));
-      send(res, 200, revokePage(context(res), key, session.csrfToken));
-    })
+    .get(requireSession, keyPage(revokePage))
     .post(
       ...sessionPost(async (req, res) => {
         const keyId = String(req.params.keyId);
@@ -203,11 +206,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
 
   router
     .route('/keys/:keyId/roll')
-    .get(requireSession, async (req, res) => {
-      const session = locals(res).session!;
-      const key = await service.ownKey(session.accountId, String(req.params.keyId));
-      send(res, 200, rollPage(context(res), key, session.csrfToken));
-    })
+    .get(requireSession, keyPage(rollPage))
     .post(
       ...sessionPost(async (req, res) => {
         try {
