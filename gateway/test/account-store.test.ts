@@ -142,6 +142,19 @@ describe('RedisAccountStore specifics', () => {
     }
   });
 
+  it('when a key was stored before the lifecycle fields existed, then it reads without them; an access level this version does not know reads as read-only', async () => {
+    const accountId = newAccountId();
+    const [legacyId, futureId] = [newKeyId(), newKeyId()];
+    const [legacyHash, futureHash] = [hashApiKey(generateApiKey()), hashApiKey(generateApiKey())];
+    const fields = (id: string, hash: string) => ['id', id, 'accountId', accountId, 'hash', hash, 'createdAt', '2025-01-01T00:00:00.000Z', 'revokedAt', ''];
+    await redis.command('HSET', `{gw}:key:${legacyId}`, ...fields(legacyId, legacyHash));
+    await redis.command('SET', `{gw}:keyhash:${legacyHash}`, legacyId);
+    await redis.command('HSET', `{gw}:key:${futureId}`, ...fields(futureId, futureHash), 'access', 'write-only');
+    await redis.command('SET', `{gw}:keyhash:${futureHash}`, futureId);
+    expect((await store.resolveKey(legacyHash))?.key).toEqual({ id: legacyId, accountId, hash: legacyHash, createdAt: '2025-01-01T00:00:00.000Z', revokedAt: null });
+    expect((await store.getKey(futureId))?.access).toBe('read-only');
+  });
+
   it('when an account stored before the indexes existed is updated, then it joins them', async () => {
     const id = newAccountId();
     await redis.command('HSET', `{gw}:account:${id}`, 'id', id, 'name', 'Legacy', 'plan', 'pro', 'perMinute', '', 'perDay', '', 'email', '', 'createdAt', '2025-01-01T00:00:00.000Z');

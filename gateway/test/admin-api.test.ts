@@ -318,7 +318,7 @@ describe('keys', () => {
     const account = await createAccount({ name: 'A', plan: 'pro' });
     const res = await ctx.api.post(`/admin/accounts/${account.id}/keys`).set(ctx.auth);
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^key_/), key: expect.any(String), accountId: account.id, createdAt: expect.any(String), environment: 'production' });
+    expect(res.body).toEqual({ id: expect.stringMatching(/^key_/), key: expect.any(String), accountId: account.id, createdAt: expect.any(String), environment: 'production', name: null, access: 'read-write', expiresAt: null });
     expect(parseApiKey(res.body.key).ok).toBe(true);
     const stored = await ctx.store.getKey(res.body.id);
     expect(stored).toMatchObject({ hash: hashApiKey(res.body.key), revokedAt: null });

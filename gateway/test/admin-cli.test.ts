@@ -98,6 +98,49 @@ describe('admin CLI (compiled)', () => {
     resolver.close();
   });
 
+  it('when an operator creates a named read-only key that expires, then the key carries all three and is read-only for the gateway', async () => {
+    const account = (await cli(['accounts', 'create', '--name', 'Lifecycle', '--plan', 'pro'])).json();
+    const run = await cli(['keys', 'create', account.id, '--name', 'Grafana', '--read-only', '--expires-at', '2999-01-31T13:00:00+01:00']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const key = run.json();
+    expect(key).toMatchObject({ name: 'Grafana', access: 'read-only', expiresAt: '2999-01-31T12:00:00.000Z', key: expect.stringMatching(/^ask_live_/) });
+    const resolver = new PrincipalResolver({ store });
+    expect(await resolver.resolve(key.key)).toMatchObject({ access: 'read-only', expiresAt: Date.parse('2999-01-31T12:00:00.000Z') });
+    resolver.close();
+
+    const past = await cli(['keys', 'create', account.id, '--expires-at', '2001-01-01T00:00:00Z']);
+    expect(past).toMatchObject({ code: 1, stdout: '' });
+    expect(past.stderr).toMatch(/^error: invalid_body: expiresAt must be in the future/);
+  });
+
+  it('when an operator rolls a key, then the new key is printed once, the old one expires after the grace period, the list says so and the audit trail names the operator', async () => {
+    const account = (await cli(['accounts', 'create', '--name', 'Rolling', '--plan', 'pro'])).json();
+    const old = (await cli(['keys', 'create', account.id, '--name', 'Exporter'])).json();
+    const before = Date.now();
+    const run = await cli(['keys', 'roll', old.id, '--grace-period', '1h'], { ADMIN_TOKEN: ALICE });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const rolled = run.json();
+    expect(rolled).toMatchObject({ key: expect.stringMatching(/^ask_live_/), name: 'Exporter', access: 'read-write', replaces: { id: old.id } });
+    expect(Date.parse(rolled.replaces.expiresAt) - before).toBeGreaterThanOrEqual(3_600_000);
+    expect(Date.parse(rolled.replaces.expiresAt) - Date.now()).toBeLessThanOrEqual(3_600_000);
+
+    const list = await cli(['keys', 'list', account.id]);
+    expect(list.stdout).toMatch(new RegExp(`^${old.id} .* Exporter +read-write .* active, replaced by ${rolled.id}$`, 'm'));
+    expect(list.stdout).toMatch(new RegExp(`^${rolled.id} .* Exporter +read-write .* never +never +active$`, 'm'));
+    const audit = (await cli(['audit', '--account', account.id, '--limit', '2', '--json'])).json();
+    expect(audit.map((entry: { actor: string; action: string; target: string }) => [entry.actor, entry.action, entry.target])).toEqual([
+      ['alice', 'key.rolled', old.id],
+      ['alice', 'key.created', rolled.id],
+    ]);
+
+    const again = await cli(['keys', 'roll', old.id]);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toMatch(new RegExp(`^error: conflict: Key ${old.id} was already rolled: its replacement is key ${rolled.id}`));
+    const now = await cli(['keys', 'roll', rolled.id, '--grace-period', '0']);
+    expect(now.code).toBe(0);
+    expect((await cli(['keys', 'list', account.id])).stdout).toMatch(new RegExp(`^${rolled.id} .* expired, replaced by ${now.json().id}$`, 'm'));
+  });
+
   it('when a ban is lifted through the CLI, then the key is no longer banned', async () => {
     const account = (await cli(['accounts', 'create', '--name', 'Banned', '--plan', 'free'])).json();
     const key = (await cli(['keys', 'create', account.id])).json();
@@ -166,6 +209,7 @@ describe('admin CLI (compiled)', () => {
       'accounts update',
       'accounts list',
       'keys create',
+      'keys roll',
       'keys list',
       'keys revoke',
       'bans lift',
@@ -192,6 +236,8 @@ describe('admin CLI (compiled)', () => {
     ['a quota that is not a number', ['plans', 'set', 'pro', '--per-minute', 'lots', '--per-day', '1'], /--per-minute must be a positive integer/],
     ['an update with nothing to change', ['accounts', 'update', 'acct_x'], /nothing to update/],
     ['a ttl over 300 seconds', ['token', '--service', 'billing', '--ttl', '301'], /--ttl must be an integer from 1 to 300/],
+    ['a grace period that is not a duration', ['keys', 'roll', 'key_x', '--grace-period', 'soon'], /--grace-period must be a number of seconds, or a number followed by s, m, h or d/],
+    ['a value for --read-only', ['keys', 'create', 'acct_x', '--read-only=yes'], /--read-only/],
   ])('when the command line has %s, then a usage error on stderr and exit 2', async (_what, args, message) => {
     const run = await cli(args);
     expect(run.code).toBe(2);
@@ -252,9 +298,9 @@ describe('admin CLI (compiled)', () => {
       const run = await cli(['keys', 'list', account.id]);
       expect(run.code).toBe(0);
       expect(lines(run.stdout)).toEqual([
-        expect.stringMatching(/^ID +KEY +CREATED \(UTC\) +LAST USED \(UTC\) +STATE$/),
-        expect.stringMatching(new RegExp(`^${key.id}  ask_live_…${key.key.slice(-4)}  \\S+ \\S+ +never +active$`)),
-        expect.stringMatching(new RegExp(`^${revoked.id}  ask_live_…${revoked.key.slice(-4)}  \\S+ \\S+ +never +revoked \\S+ \\S+$`)),
+        expect.stringMatching(/^ID +KEY +NAME +ACCESS +CREATED \(UTC\) +EXPIRES \(UTC\) +LAST USED \(UTC\) +STATE$/),
+        expect.stringMatching(new RegExp(`^${key.id}  ask_live_…${key.key.slice(-4)} +read-write  \\S+ \\S+ +never +never +active$`)),
+        expect.stringMatching(new RegExp(`^${revoked.id}  ask_live_…${revoked.key.slice(-4)} +read-write  \\S+ \\S+ +never +never +revoked \\S+ \\S+$`)),
       ]);
       expect(run.stdout).not.toContain(key.key.slice(9, -4));
       expect((await cli(['keys', 'list', account.id, '--json'])).json()).toEqual([

@@ -219,6 +219,9 @@ describe.each(stacks)('operations endpoints, %s', (_name, open) => {
   });
 
   describe('GET /admin/accounts/{id}/keys', () => {
+    /** The lifecycle fields of a key created without any (see key-lifecycle.test.ts). */
+    const neverRolled = { name: null, access: 'read-write', expiresAt: null, replacedBy: null };
+
     it('when an account has keys, then each shows id, a masked form, times and ban, and never the key or its hash', async () => {
       const account = await createAccount({ name: 'Keyed', plan: 'free' });
       const used = await createKey(account.id);
@@ -232,6 +235,7 @@ describe.each(stacks)('operations endpoints, %s', (_name, open) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual([
         {
+          ...neverRolled,
           id: used.id,
           masked: `ask_live_…${used.key.slice(-4)}`,
           createdAt: expect.any(String),
@@ -239,8 +243,8 @@ describe.each(stacks)('operations endpoints, %s', (_name, open) => {
           lastUsedAt: expect.any(String),
           bannedUntil: expect.any(String),
         },
-        { id: revoked.id, masked: `ask_live_…${revoked.key.slice(-4)}`, createdAt: expect.any(String), revokedAt: expect.any(String), lastUsedAt: null, bannedUntil: null },
-        { id: fresh.id, masked: `ask_live_…${fresh.key.slice(-4)}`, createdAt: expect.any(String), revokedAt: null, lastUsedAt: null, bannedUntil: null },
+        { ...neverRolled, id: revoked.id, masked: `ask_live_…${revoked.key.slice(-4)}`, createdAt: expect.any(String), revokedAt: expect.any(String), lastUsedAt: null, bannedUntil: null },
+        { ...neverRolled, id: fresh.id, masked: `ask_live_…${fresh.key.slice(-4)}`, createdAt: expect.any(String), revokedAt: null, lastUsedAt: null, bannedUntil: null },
       ]);
       expect(Date.parse(res.body[0].lastUsedAt)).toBeGreaterThanOrEqual(beforeUse - 1);
       expect(Date.parse(res.body[0].bannedUntil)).toBeGreaterThan(Date.now() + 800_000);
@@ -322,7 +326,7 @@ describe.each(stacks)('operations endpoints, %s', (_name, open) => {
         { at, actor: 'admin', action: 'plan.updated', target: 'pro', accountId: null, before: { perMinute: 300, perDay: 10_000 }, after: { perMinute: 400, perDay: 20_000 } },
         { at, actor: 'alice', action: 'key.revoked', target: key.id, accountId: acme.id, before: { revokedAt: null }, after: { revokedAt: at } },
         { at, actor: 'bob', action: 'ban.lifted', target: key.id, accountId: acme.id, before: { bannedUntil: null }, after: { bannedUntil: null } },
-        { at, actor: 'alice', action: 'key.created', target: key.id, accountId: acme.id, before: null, after: { masked: `ask_live_…${key.key.slice(-4)}` } },
+        { at, actor: 'alice', action: 'key.created', target: key.id, accountId: acme.id, before: null, after: { masked: `ask_live_…${key.key.slice(-4)}`, name: null, access: 'read-write', expiresAt: null } },
         {
           at,
           actor: 'bob',

@@ -75,7 +75,7 @@ describe('PrincipalResolver with the in-process store', () => {
 
   it('when a valid key is resolved, then the principal carries the key, the account and the plan quotas', async () => {
     const { account, key } = await withKey(service, 'pro');
-    expect(await resolver.resolve(key.key)).toEqual({ keyId: key.id, accountId: account.id, quotas: { perMinute: 300, perDay: 10_000 } });
+    expect(await resolver.resolve(key.key)).toEqual({ keyId: key.id, accountId: account.id, quotas: { perMinute: 300, perDay: 10_000 }, access: 'read-write', expiresAt: null, replacedBy: null });
   });
 
   it('when a key was resolved once, then the second resolve makes no store call', async () => {
@@ -111,6 +111,17 @@ describe('PrincipalResolver with the in-process store', () => {
     expect(await resolver.resolve(key.key)).not.toBeNull();
     await service.revokeKey(key.id);
     expect(await resolver.resolve(key.key)).toBeNull();
+  });
+
+  it('when a key has an access level and an expiry, then its principal carries both; once rolled, the cached principal is re-read with its new expiry and replacement', async () => {
+    const account = await service.createAccount({ name: 'Test', plan: 'free' });
+    const key = await service.createKey(account.id, 'test', { access: 'read-only', expiresAt: '2999-01-01T00:00:00Z' });
+    expect(await resolver.resolve(key.key)).toMatchObject({ access: 'read-only', expiresAt: Date.parse('2999-01-01T00:00:00Z'), replacedBy: null });
+    const rolled = await service.rollKey(key.id, { gracePeriodSeconds: 60 });
+    const before = spy.calls.length;
+    expect(await resolver.resolve(key.key)).toMatchObject({ access: 'read-only', expiresAt: Date.parse(rolled.replaces.expiresAt), replacedBy: rolled.id });
+    expect(spy.calls.length).toBe(before + 1);
+    expect(await resolver.resolve(rolled.key)).toMatchObject({ access: 'read-only', expiresAt: null, replacedBy: null });
   });
 
   it('when an account has overrides, then they win over the plan, one number at a time', async () => {

@@ -24,6 +24,10 @@ export const ERROR_CATALOGUE = {
   gateway_timeout: 504,
   /** The request body did not arrive in full within the body deadline. */
   request_timeout: 408,
+  /** A read-only API key used a method other than GET or HEAD. */
+  forbidden: 403,
+  /** The resource is not in a state that allows the change (admin API: rolling a revoked, expired or already rolled key). */
+  conflict: 409,
   /** A conditional header (If-Match, If-Unmodified-Since) does not hold for the resource. */
   precondition_failed: 412,
   /** A Range header asks for bytes the resource does not have. */

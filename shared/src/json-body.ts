@@ -91,3 +91,18 @@ export function jsonBody(expected?: string): RequestHandler {
     });
   };
 }
+
+/**
+ * `jsonBody` for a body that may be left out: a request that declares no body (no
+ * `Transfer-Encoding`, and no `Content-Length` or `Content-Length: 0`) reads as `{}`, whatever its
+ * content type; a request with a body meets every rule of `jsonBody`.
+ */
+export function optionalJsonBody(expected?: string): RequestHandler {
+  const withBody = jsonBody(expected);
+  return (req, res, next) => {
+    const declared = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+    if (declared) return withBody(req, res, next);
+    req.body = {};
+    next();
+  };
+}

@@ -43,7 +43,7 @@ const errorWithHeaders = (description: string, extra: Record<string, unknown> = 
 });
 
 const commonErrors = {
-  '401': errorWithHeaders('API key missing, invalid, revoked or of the other environment (code `unauthorized`).', {
+  '401': errorWithHeaders('API key missing, invalid, revoked, expired or of the other environment (code `unauthorized`); the message says which, and for a key rolled past its grace period names the id of its replacement.', {
     'WWW-Authenticate': { schema: { type: 'string' }, description: 'Always `Bearer`.' },
   }),
   '429': errorWithHeaders('Rate limit exceeded (`rate_limited`) or the key is temporarily banned (`temporarily_banned`).', {
@@ -133,6 +133,10 @@ export const openApiDocument = {
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
           },
           '400': errorWithHeaders('Invalid body (`invalid_body`), malformed JSON (`malformed_json`), or an `Idempotency-Key` that is not 1–255 visible ASCII characters (`invalid_parameter`).'),
+          '403': errorWithHeaders(
+            'The API key is read-only (`forbidden`): it may only `GET` and `HEAD`. Answered after rate limiting: the request counts against the quota, like any accepted one.',
+            { 'WWW-Authenticate': { schema: { type: 'string' }, description: '`Bearer …, error="insufficient_scope"`.' } },
+          ),
           '408': errorWithHeaders('The body did not arrive in full within the body deadline (`request_timeout`); the connection is closed.'),
           '409': errorWithHeaders('The first request with this `Idempotency-Key` is still being answered (`idempotency_key_in_use`): retry after `Retry-After`.', {
             'Retry-After': { $ref: '#/components/headers/Retry-After' },
@@ -182,7 +186,8 @@ export const openApiDocument = {
         type: 'http',
         scheme: 'bearer',
         description:
-          'An API key: `ask_live_…` for production, `ask_test_…` for staging. Each environment refuses the other\'s keys with 401 `unauthorized` and a message naming the environment the key belongs to.',
+          'An API key: `ask_live_…` for production, `ask_test_…` for staging. Each environment refuses the other\'s keys with 401 `unauthorized` and a message naming the environment the key belongs to. ' +
+          'A key is `read-write` or `read-only` (a read-only key may only `GET` and `HEAD`; anything else is 403 `forbidden`), and may have an expiry, after which it is refused with 401 `unauthorized` saying when it expired.',
       },
     },
     parameters: {

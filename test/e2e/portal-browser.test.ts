@@ -143,6 +143,65 @@ describeIfBrowser()('developer portal in Chromium', () => {
     await context.close();
   });
 
+  it('when a developer creates a named read-only key and rolls it with a short grace period, then the new key is shown once, the old one works until the grace ends and then stops, on the other replica too', async () => {
+    const { page, context, problems } = await newPage();
+    await signUp(page);
+
+    // Create: a name, read-only, an expiry far away.
+    await page.getByLabel('Name').fill('Status dashboard');
+    await page.getByLabel(/Expires at, UTC/).fill('2999-01-31T12:30');
+    await page.getByLabel(/Read-only/).check();
+    const old = await createKey(page);
+    expect((await callApi(old.key)).status).toBe(200);
+    const write = await fetch(`${otherReplica}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${old.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) });
+    expect(write.status).toBe(403);
+    expect(((await write.json()) as { message: string }).message).toMatch(/^This API key is read-only/);
+    const oldRow = page.locator(`tr[data-key-id="${old.keyId}"]`);
+    await expect(oldRow.textContent()).resolves.toMatch(/Status dashboard.*Read-only.*2999-01-31 12:30 UTC/s);
+
+    // Roll it with a grace period of a few seconds.
+    await oldRow.getByRole('link', { name: 'Roll…' }).click();
+    await expect(page.locator('h1').textContent()).resolves.toContain(old.keyId);
+    await page.getByLabel('Grace period', { exact: true }).fill('4');
+    await page.getByLabel('Unit of the grace period').selectOption('seconds');
+    await page.getByRole('button', { name: 'Roll this key' }).click();
+    const rolledAt = Date.now();
+    const newKey = (await page.locator('#new-key').textContent())!;
+    const newKeyId = (await page.locator('section.new-key').getAttribute('data-key-id'))!;
+    expect(newKey).toMatch(/^ask_live_[0-9A-Za-z]{28}$/);
+    expect(newKeyId).not.toBe(old.keyId);
+    await expect(page.locator('#new-key-curl').textContent()).resolves.toBe(`curl -i -H "Authorization: Bearer ${newKey}" ${portal}/v1/pets`);
+    await expect(page.locator('.replaces').textContent()).resolves.toContain(`It replaces key ${old.keyId}, which keeps working until`);
+    await expect(page.getByRole('button', { name: 'Copy key' }).isVisible()).resolves.toBe(true);
+
+    // Both keys work during the grace period; the new one is read-only too.
+    expect((await callApi(old.key)).status).toBe(200);
+    expect((await callApi(newKey)).status).toBe(200);
+    expect((await fetch(`${otherReplica}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${newKey}` } })).status).toBe(403);
+    expect(Date.now() - rolledAt).toBeLessThan(3_500);
+
+    // Then the old key stops, on the other replica, with a message that names the new key's id. (Waited
+    // for, not polled: the account is on the Free plan's 60 requests a minute.)
+    const graceEnds = Date.parse((await page.locator('.replaces time').getAttribute('datetime'))!);
+    expect(graceEnds - rolledAt).toBeLessThanOrEqual(4_000);
+    await new Promise((resolve) => setTimeout(resolve, graceEnds - Date.now() + 20));
+    const stopped = await callApi(old.key);
+    expect(stopped.status).toBe(401);
+    const refused = (await stopped.json()) as { message: string };
+    expect(refused.message).toContain(`its replacement is key ${newKeyId}`);
+    expect(refused.message).not.toContain(newKey);
+    expect((await callApi(newKey)).status).toBe(200);
+
+    // The list says what happened, and never shows the new key again.
+    await page.goto(`${portal}/portal`);
+    expect(await page.content()).not.toContain(newKey);
+    await expect(oldRow.getAttribute('class')).resolves.toBe('expired');
+    await expect(oldRow.textContent()).resolves.toContain(`Replaced by ${newKeyId}`);
+    await expect(page.locator(`tr[data-key-id="${newKeyId}"]`).textContent()).resolves.toMatch(/Status dashboard.*Read-only.*never/s);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   describe('a page on another origin', () => {
     let evil: Server;
     let evilOrigin: string;

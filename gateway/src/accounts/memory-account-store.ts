@@ -11,8 +11,10 @@ import {
   type ApiKeyRecord,
   type ChangeEvent,
   type KeyResolution,
+  type KeyRoll,
   type Plan,
   type PlanName,
+  type RollOutcome,
 } from './types';
 
 /**
@@ -108,6 +110,21 @@ export class MemoryAccountStore implements AccountStore {
     this.lastUsed.delete(id);
     this.emit({ type: 'key', keyId: key.id, hash: key.hash });
     return true;
+  }
+
+  async rollKey({ keyId, replacement, expiresAt, at }: KeyRoll): Promise<RollOutcome> {
+    const key = this.keys.get(keyId);
+    if (!key) return { outcome: 'unknown', key: null };
+    if (key.revokedAt !== null) return { outcome: 'revoked', key: { ...key } };
+    if (key.replacedBy !== undefined) return { outcome: 'replaced', key: { ...key } };
+    if (key.expiresAt !== undefined && key.expiresAt <= at) return { outcome: 'expired', key: { ...key } };
+    if (replacement.accountId !== key.accountId) throw new StoreConflictError(`the replacement of key ${keyId} belongs to another account`);
+    await this.addKey(replacement);
+    // Rolling never lengthens a key's life: an earlier expiry of its own stands.
+    if (key.expiresAt === undefined || expiresAt < key.expiresAt) key.expiresAt = expiresAt;
+    key.replacedBy = replacement.id;
+    this.emit({ type: 'key', keyId: key.id, hash: key.hash });
+    return { outcome: 'rolled', key: { ...key } };
   }
 
   async recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {

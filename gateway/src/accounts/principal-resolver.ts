@@ -1,7 +1,7 @@
 import { hashApiKey, parseApiKey, sameHash } from '../keys/api-key';
 import { withDeadline } from '../store-errors';
 import { LruMap } from './lru-map';
-import type { AccountStore, ChangeEvent, KeyResolution, PlanName, Principal } from './types';
+import { DEFAULT_KEY_ACCESS, type AccountStore, type ChangeEvent, type KeyResolution, type PlanName, type Principal } from './types';
 
 export interface PrincipalResolverOptions {
   store: AccountStore;
@@ -368,5 +368,15 @@ function toPrincipal(hash: string, found: KeyResolution | null): Principal | nul
   const perDay = account.perDay ?? plan?.perDay ?? null;
   // Cannot happen through the account service (enterprise needs both numbers); without quotas nothing can be limited.
   if (perMinute === null || perDay === null) return null;
-  return Object.freeze({ keyId: key.id, accountId: account.id, quotas: Object.freeze({ perMinute, perDay }) });
+  return Object.freeze({
+    keyId: key.id,
+    accountId: account.id,
+    quotas: Object.freeze({ perMinute, perDay }),
+    // Expiry is checked on every request against this (keys/key-policy.ts), so an expired key is
+    // refused on time from the cache, with no store round trip; a roll's new expiry comes with the
+    // key's change event like a revocation. An unreadable time fails closed: expired.
+    access: key.access ?? DEFAULT_KEY_ACCESS,
+    expiresAt: key.expiresAt === undefined ? null : Date.parse(key.expiresAt) || 0,
+    replacedBy: key.replacedBy ?? null,
+  });
 }

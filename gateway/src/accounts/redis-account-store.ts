@@ -9,6 +9,7 @@ const STORE_DEADLINE_MS = 500;
 const DEFAULT_PREFIX = '{gw}:';
 import {
   BUILT_IN_PLANS,
+  KEY_ACCESS_LEVELS,
   PLAN_NAMES,
   type Account,
   type AccountPage,
@@ -16,9 +17,12 @@ import {
   type AccountStore,
   type ApiKeyRecord,
   type ChangeEvent,
+  type KeyAccess,
   type KeyResolution,
+  type KeyRoll,
   type Plan,
   type PlanName,
+  type RollOutcome,
 } from './types';
 
 /**
@@ -26,7 +30,9 @@ import {
  *
  * Layout (prefix `{gw}:` by default):
  * - `{gw}:account:<id>`  hash: id, name, plan, perMinute, perDay, email, createdAt ('' stands for null)
- * - `{gw}:key:<id>`      hash: id, accountId, hash, createdAt, revokedAt ('' while active)
+ * - `{gw}:key:<id>`      hash: id, accountId, hash, createdAt, revokedAt ('' while active), and when
+ *   set: masked, name, access, expiresAt, replacedBy (a key stored before a field existed lacks it
+ *   and reads as the field's default)
  * - `{gw}:keyhash:<sha>` string: the key id, the index authentication uses
  * - `{gw}:account:<id>:keys` set: the ids of the account's keys
  * - `{gw}:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
@@ -152,6 +158,33 @@ redis.call('SREM', ARGV[4] .. accountId .. ':keys', ARGV[2])
 redis.call('HDEL', KEYS[2], ARGV[2])
 redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[2], hash = hash }))
 return 1`;
+
+// KEYS: the old key's hash, the replacement's hash, its hash index entry, the account's key set.
+// ARGV: channel, now (ISO), the old key's new expiry (ISO), the replacement's id, the replacement's
+// event, the old key's id, the replacement's field/value pairs. ISO times in UTC as toISOString
+// writes them compare as strings. Returns {outcome}: 'rolled', or why not ('unknown', 'revoked',
+// 'replaced', 'expired'), or 'id', 'hash' or 'account' when the replacement collides with a key or
+// belongs to another account. Nothing is written unless it is 'rolled'.
+const ROLL_KEY = `
+local old = redis.call('HMGET', KEYS[1], 'hash', 'revokedAt', 'replacedBy', 'expiresAt', 'accountId')
+if not old[1] then return {'unknown'} end
+if old[2] and old[2] ~= '' then return {'revoked'} end
+if old[3] and old[3] ~= '' then return {'replaced'} end
+if old[4] and old[4] ~= '' and old[4] <= ARGV[2] then return {'expired'} end
+if redis.call('EXISTS', KEYS[2]) == 1 then return {'id'} end
+if redis.call('EXISTS', KEYS[3]) == 1 then return {'hash'} end
+local fields = {}
+for i = 7, #ARGV, 2 do fields[ARGV[i]] = ARGV[i + 1] end
+if fields['accountId'] ~= old[5] then return {'account'} end
+redis.call('HSET', KEYS[2], unpack(ARGV, 7))
+redis.call('SET', KEYS[3], ARGV[4])
+redis.call('SADD', KEYS[4], ARGV[4])
+local expiresAt = ARGV[3]
+if old[4] and old[4] ~= '' and old[4] < expiresAt then expiresAt = old[4] end
+redis.call('HSET', KEYS[1], 'expiresAt', expiresAt, 'replacedBy', ARGV[4])
+redis.call('PUBLISH', ARGV[1], ARGV[5])
+redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[6], hash = old[1] }))
+return {'rolled'}`;
 
 // KEYS: the hash index entry, the plans hash. ARGV: the names of a key record and of an account
 // without their ids (built by the store's key helpers), since the ids are only known in here.
@@ -309,6 +342,35 @@ export class RedisAccountStore implements AccountStore {
   async removeRevokedKey(id: string): Promise<boolean> {
     const removed = await this.run(() => this.redis.eval(REMOVE_REVOKED_KEY, 2, this.keyKey(id), this.key('keys:last-used'), this.channel, id, this.hashKey(''), this.accountKey('')));
     return removed === 1;
+  }
+
+  async rollKey({ keyId, replacement, expiresAt, at }: KeyRoll): Promise<RollOutcome> {
+    const reply = (await this.run(() =>
+      this.redis.eval(
+        ROLL_KEY,
+        4,
+        this.keyKey(keyId),
+        this.keyKey(replacement.id),
+        this.hashKey(replacement.hash),
+        this.accountKeysKey(replacement.accountId),
+        this.channel,
+        at,
+        expiresAt,
+        replacement.id,
+        eventJson({ type: 'key-added', keyId: replacement.id, hash: replacement.hash }),
+        keyId,
+        ...keyFields(replacement),
+      ),
+    )) as [string];
+    const [outcome] = reply;
+    if (outcome === 'id') throw new StoreConflictError(`key ${replacement.id} already exists`);
+    if (outcome === 'hash') throw new StoreConflictError('a key with this hash already exists');
+    if (outcome === 'account') throw new StoreConflictError(`the replacement of key ${keyId} belongs to another account`);
+    if (outcome === 'unknown') return { outcome, key: null };
+    const key = await this.getKey(keyId);
+    if (!key) throw new Error(`key ${keyId} vanished during its roll`);
+    if (outcome === 'rolled' || outcome === 'revoked' || outcome === 'replaced' || outcome === 'expired') return { outcome, key };
+    throw new Error(`unexpected roll reply ${String(outcome)}`);
   }
 
   async recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {
@@ -488,8 +550,12 @@ function toAccount(fields: Record<string, string>): Account | null {
   };
 }
 
+/** The optional fields of a key record, written only when set (absent fields read as their defaults). */
+const OPTIONAL_KEY_FIELDS = ['masked', 'name', 'access', 'expiresAt', 'replacedBy'] as const;
+
 function keyFields(key: ApiKeyRecord): string[] {
-  return ['id', key.id, 'accountId', key.accountId, 'hash', key.hash, 'createdAt', key.createdAt, 'revokedAt', key.revokedAt ?? '', ...(key.masked ? ['masked', key.masked] : [])];
+  const optional = OPTIONAL_KEY_FIELDS.flatMap((field) => (key[field] ? [field, key[field]] : []));
+  return ['id', key.id, 'accountId', key.accountId, 'hash', key.hash, 'createdAt', key.createdAt, 'revokedAt', key.revokedAt ?? '', ...optional];
 }
 
 function toKey(fields: Record<string, string>): ApiKeyRecord | null {
@@ -501,6 +567,11 @@ function toKey(fields: Record<string, string>): ApiKeyRecord | null {
     createdAt: fields.createdAt ?? '',
     revokedAt: fields.revokedAt ? fields.revokedAt : null,
     ...(fields.masked ? { masked: fields.masked } : {}),
+    ...(fields.name ? { name: fields.name } : {}),
+    // An access level this version does not know is read as the most restrictive one it does.
+    ...(fields.access ? { access: (KEY_ACCESS_LEVELS as readonly string[]).includes(fields.access) ? (fields.access as KeyAccess) : 'read-only' } : {}),
+    ...(fields.expiresAt ? { expiresAt: fields.expiresAt } : {}),
+    ...(fields.replacedBy ? { replacedBy: fields.replacedBy } : {}),
   };
 }
 

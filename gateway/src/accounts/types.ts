@@ -30,6 +30,12 @@ export interface Account {
   createdAt: string;
 }
 
+/** What a key may do: `read-only` keys may only GET and HEAD (see keys/key-policy.ts). */
+export const KEY_ACCESS_LEVELS = ['read-write', 'read-only'] as const;
+export type KeyAccess = (typeof KEY_ACCESS_LEVELS)[number];
+/** The access of a key created without one, and of keys stored before access existed. */
+export const DEFAULT_KEY_ACCESS: KeyAccess = 'read-write';
+
 export interface ApiKeyRecord {
   id: string;
   accountId: string;
@@ -42,7 +48,38 @@ export interface ApiKeyRecord {
    * the key is created, since only its hash is kept. Absent on keys stored before it existed.
    */
   masked?: string;
+  // The lifecycle fields below are optional so that keys stored before they existed read as they
+  // always worked: no name, read-write, never expiring, not replaced.
+  /** What the key is for, as its owner named it. */
+  name?: string;
+  /** Absent: `DEFAULT_KEY_ACCESS`. */
+  access?: KeyAccess;
+  /** When the key stops working, ISO 8601 in UTC as `Date.toISOString` writes it (so times compare as strings); absent: never. */
+  expiresAt?: string;
+  /** The id of the key that replaced this one in a roll; absent until then. */
+  replacedBy?: string;
 }
+
+/** A roll, as the store makes it in one step: the replacement is added and the old key set to expire. */
+export interface KeyRoll {
+  /** The key being replaced. */
+  keyId: string;
+  /** Its replacement (same account), added in the same step. */
+  replacement: ApiKeyRecord;
+  /** When the old key stops working (ISO 8601, UTC); an earlier expiry of its own is kept. */
+  expiresAt: string;
+  /** Now (ISO 8601, UTC): a key already expired at this time is not rolled. */
+  at: string;
+}
+
+/**
+ * What came of a roll: `rolled` with the old key as it now is, or why it was not made (the key is
+ * unknown, revoked, already replaced, or expired), with the key as it is when there is one.
+ */
+export type RollOutcome =
+  | { outcome: 'rolled'; key: ApiKeyRecord }
+  | { outcome: 'unknown'; key: null }
+  | { outcome: 'revoked' | 'replaced' | 'expired'; key: ApiKeyRecord };
 
 /** A place in the accounts' creation order (oldest first, ties by id): where a page ends. */
 export interface AccountPosition {
@@ -75,8 +112,17 @@ export interface KeyResolution {
   plan: Plan | null;
 }
 
-/** Who is calling, as the pipeline sees it after authentication: exactly what the limiter needs. */
-export type Principal = KeySubject;
+/**
+ * Who is calling, as the pipeline sees it after authentication: what the limiter needs, and what
+ * the key policy (keys/key-policy.ts) checks on every request without asking the store.
+ */
+export interface Principal extends KeySubject {
+  access: KeyAccess;
+  /** Unix ms when the key stops working; null: never. */
+  expiresAt: number | null;
+  /** The key that replaced this one in a roll (named when it is refused after the grace period); null if none. */
+  replacedBy: string | null;
+}
 
 /** Published by a store on every write, so every replica can drop what it cached. */
 export type ChangeEvent =
@@ -122,6 +168,13 @@ export interface AccountStore {
    * revoked one.
    */
   removeRevokedKey(id: string): Promise<boolean>;
+  /**
+   * Adds the replacement and sets the old key to expire and name its replacement, in one atomic
+   * step with one change event per key, unless the old key is unknown, revoked, already replaced
+   * or expired (then nothing is written). Refuses (StoreConflictError) a replacement whose id or
+   * hash exists, or whose account is not the old key's.
+   */
+  rollKey(roll: KeyRoll): Promise<RollOutcome>;
 
   /** Accounts in creation order, filtered and paged, from indexes kept with every write (never a scan of all keys). */
   listAccounts(query: AccountQuery): Promise<AccountPage>;

@@ -6,8 +6,21 @@ import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, generateApiKey, hashApiKey, newAcco
 import { maskApiKey } from '../keys/masked-key';
 import type { DailyCount, Limiter, Quotas, WindowName, WindowState } from '../limits/types';
 import { normaliseSearch } from '../accounts/search';
-import type { AccountPatch, NewAccountInput, PlanNumbers } from './schemas';
-import { PLAN_NAMES, type Account, type AccountPosition, type AccountStore, type ApiKeyRecord, type Plan, type PlanName } from '../accounts/types';
+import type { AccountPatch, KeyRollInput, NewAccountInput, NewKeyInput, PlanNumbers } from './schemas';
+import { parseRfc3339 } from './rfc3339';
+import {
+  DEFAULT_KEY_ACCESS,
+  KEY_ACCESS_LEVELS,
+  PLAN_NAMES,
+  type Account,
+  type AccountPosition,
+  type AccountStore,
+  type ApiKeyRecord,
+  type KeyAccess,
+  type Plan,
+  type PlanName,
+  type RollOutcome,
+} from '../accounts/types';
 
 /** What the ops use cases need from the limiter. */
 export type UsageLimiter = Pick<Limiter, 'usage' | 'history' | 'bannedUntil' | 'liftBan' | 'forgetAccount'>;
@@ -46,6 +59,9 @@ const DAY_MS = 86_400_000;
 
 export const MAX_QUOTA = 1_000_000_000;
 export const MAX_NAME_LENGTH = 100;
+/** How long a rolled key may keep working at most (7 days), and by default (1 day). */
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
 /** An account as the ops API shows it: effective quotas first, the per-account overrides beside them. */
 export interface AccountView {
@@ -76,9 +92,16 @@ export interface AccountDetails extends AccountView {
 /** An account's key as ops see it: never the key itself. */
 export interface KeyView {
   id: string;
+  /** What the key is for, as its owner named it; null when unnamed. */
+  name: string | null;
   /** `ask_live_…Ab12`; null for keys created before masked forms were kept. */
   masked: string | null;
+  access: KeyAccess;
   createdAt: string;
+  /** ISO 8601, UTC: when the key stops working (a rolled key: the end of its grace period); null: never. */
+  expiresAt: string | null;
+  /** The id of the key that replaced this one in a roll; null if none did. */
+  replacedBy: string | null;
   revokedAt: string | null;
   /** ISO 8601; a few seconds' resolution (see docs/operations.md); null if never used. */
   lastUsedAt: string | null;
@@ -107,6 +130,14 @@ export interface CreatedKey {
   createdAt: string;
   /** Where the key works: this deployment's environment (`ask_live_` production, `ask_test_` staging). */
   environment: ApiEnvironment;
+  name: string | null;
+  access: KeyAccess;
+  expiresAt: string | null;
+}
+
+/** A key made by a roll, and the key it replaces with the end of that key's grace period. */
+export interface RolledKey extends CreatedKey {
+  replaces: { id: string; expiresAt: string };
 }
 
 export interface AccountServiceOptions {
@@ -216,36 +247,78 @@ export class AccountService {
   }
 
   /**
-   * A new key, within the account's key limits: 400 invalid_parameter when it holds the most active
-   * keys, 429 rate_limited (with Retry-After) when it has created the most in the last 24 hours.
-   * Revoked keys past their retention, or past the number kept, are removed first.
+   * A new key (shown this once), read-write and never expiring unless `input` says otherwise, within
+   * the account's key limits: 400 invalid_parameter when it holds the most active keys (revoked,
+   * expired and rolled-away keys do not count), 429 rate_limited (with Retry-After) when it has
+   * created the most in the last 24 hours. Revoked keys past their retention, or past the number
+   * kept, are removed first.
    */
-  async createKey(accountId: string, actor = SYSTEM_ACTOR): Promise<CreatedKey> {
+  async createKey(accountId: string, actor = SYSTEM_ACTOR, input: NewKeyInput = {}): Promise<CreatedKey> {
     const account = await this.requireAccount(accountId);
+    const settings = {
+      ...(input.name === undefined ? {} : { name: checkName(input.name) }),
+      access: checkAccess(input.access ?? DEFAULT_KEY_ACCESS),
+      ...(input.expiresAt === undefined ? {} : { expiresAt: this.futureTime('expiresAt', input.expiresAt) }),
+    };
     return this.oneAtATime(account.id, async () => {
       const keys = await this.store.listKeys(account.id);
       const now = this.now();
       await this.removeOldRevokedKeys(keys, now);
-      const limits = this.keyLimits;
-      if (keys.filter((key) => key.revokedAt === null).length >= limits.active) {
-        throw new ApiError('invalid_parameter', `Account ${account.id} already has ${limits.active} active keys, the most an account may hold: revoke one it no longer uses first.`);
+      const isoNow = new Date(now).toISOString();
+      const { active } = this.keyLimits;
+      if (keys.filter((key) => key.revokedAt === null && key.replacedBy === undefined && !(key.expiresAt !== undefined && key.expiresAt <= isoNow)).length >= active) {
+        throw new ApiError('invalid_parameter', `Account ${account.id} already has ${active} active keys, the most an account may hold: revoke one it no longer uses first.`);
       }
-      // Removed keys count too: they were created.
-      const createdToday = keys.map((key) => Date.parse(key.createdAt)).filter((at) => now - at < DAY_MS);
-      if (createdToday.length >= limits.createdPerDay) {
-        const seconds = Math.max(1, Math.ceil((Math.min(...createdToday) + DAY_MS - now) / 1000));
-        throw new ApiError('rate_limited', `Account ${account.id} has created ${limits.createdPerDay} keys in the last 24 hours, the most it may: the next one can be created in ${describeSeconds(seconds)}.`, { 'Retry-After': String(seconds) });
-      }
-      return this.addKey(account, actor);
+      this.checkCreatedPerDay(account.id, keys, now);
+      const { key, record } = this.newKey(account.id, settings);
+      await this.store.addKey(record);
+      await this.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
+      return this.created(key, record);
     });
   }
 
-  private async addKey(account: Account, actor: string): Promise<CreatedKey> {
-    const key = generateApiKey(this.environment);
-    const record: ApiKeyRecord = { id: newKeyId(), accountId: account.id, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null, masked: maskApiKey(key) };
-    await this.store.addKey(record);
-    await this.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: { masked: record.masked! } });
-    return { id: record.id, key, accountId: record.accountId, createdAt: record.createdAt, environment: this.environment };
+  /** 429 rate_limited (with Retry-After) when the account has created the most keys it may in the last 24 hours (removed keys count too: they were created). */
+  private checkCreatedPerDay(accountId: string, keys: readonly ApiKeyRecord[], now: number): void {
+    const { createdPerDay } = this.keyLimits;
+    const createdToday = keys.map((key) => Date.parse(key.createdAt)).filter((at) => now - at < DAY_MS);
+    if (createdToday.length < createdPerDay) return;
+    const seconds = Math.max(1, Math.ceil((Math.min(...createdToday) + DAY_MS - now) / 1000));
+    throw new ApiError('rate_limited', `Account ${accountId} has created ${createdPerDay} keys in the last 24 hours, the most it may: the next one can be created in ${describeSeconds(seconds)}.`, { 'Retry-After': String(seconds) });
+  }
+
+  /**
+   * Rolls a key: a new key for the same account with the same name and access (never expiring),
+   * and the old key set to expire at the end of the grace period (sooner if it already expired
+   * sooner), naming its replacement; one atomic store write, heard by every replica through the
+   * change feed. A revoked, expired or already rolled key is not rolled: 409 conflict, saying why
+   * and what to do instead.
+   */
+  async rollKey(keyId: string, input: KeyRollInput = {}, actor = SYSTEM_ACTOR): Promise<RolledKey> {
+    const old = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
+    if (!old) throw notFound('key', keyId);
+    const grace = checkGracePeriod(input.gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS);
+    // A roll makes a key: it counts against the keys an account may create in a day (rolling the
+    // replacement again and again would otherwise be a key factory), but not against the active
+    // keys, since the old one is on its way out.
+    return this.oneAtATime(old.accountId, async () => {
+      const now = this.now();
+      this.checkCreatedPerDay(old.accountId, await this.store.listKeys(old.accountId), now);
+      const { key, record } = this.newKey(old.accountId, { ...(old.name === undefined ? {} : { name: old.name }), access: old.access ?? DEFAULT_KEY_ACCESS });
+      const expiresAt = new Date(now + grace * 1000).toISOString();
+      const rolled = await this.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString() });
+      if (rolled.outcome !== 'rolled') throw notRollable(keyId, rolled);
+      const { accountId } = record;
+      await this.record({ actor, action: 'key.created', target: record.id, accountId, before: null, after: { ...keyValues(record), rolledFrom: old.id } });
+      await this.record({
+        actor,
+        action: 'key.rolled',
+        target: old.id,
+        accountId,
+        before: { expiresAt: old.expiresAt ?? null, replacedBy: null },
+        after: { expiresAt: rolled.key.expiresAt ?? null, replacedBy: record.id },
+      });
+      return { ...this.created(key, record), replaces: { id: old.id, expiresAt: rolled.key.expiresAt! } };
+    });
   }
 
   /** The account's keys, revoked ones included, oldest first, with when each was last used and any ban in force. */
@@ -253,18 +326,23 @@ export class AccountService {
     const account = await this.requireAccount(accountId);
     const keys = await this.store.listKeys(account.id);
     const now = this.now();
+    const isoNow = new Date(now).toISOString();
     const [lastUsed, bans] = await Promise.all([
       this.keyActivity.lastUsed(keys.map((key) => key.id)),
-      // A revoked key is refused before the limiter is asked: any ban it had no longer matters.
-      Promise.all(keys.map((key) => (key.revokedAt === null ? this.limiter.bannedUntil({ accountId: account.id, keyId: key.id }, now) : null))),
+      // A revoked or expired key is refused before the limiter is asked: any ban it had no longer matters.
+      Promise.all(keys.map((key) => (key.revokedAt === null && !(key.expiresAt !== undefined && key.expiresAt <= isoNow) ? this.limiter.bannedUntil({ accountId: account.id, keyId: key.id }, now) : null))),
     ]);
     return keys.map((key, i) => {
       const used = lastUsed.get(key.id);
       const bannedUntil = bans[i];
       return {
         id: key.id,
+        name: key.name ?? null,
         masked: key.masked ?? null,
+        access: key.access ?? DEFAULT_KEY_ACCESS,
         createdAt: key.createdAt,
+        expiresAt: key.expiresAt ?? null,
+        replacedBy: key.replacedBy ?? null,
         revokedAt: key.revokedAt,
         lastUsedAt: used === undefined ? null : new Date(used).toISOString(),
         bannedUntil: bannedUntil === null || bannedUntil === undefined ? null : new Date(bannedUntil).toISOString(),
@@ -354,6 +432,33 @@ export class AccountService {
     return plan;
   }
 
+  /** A new key of this environment and its record, made now. */
+  private newKey(accountId: string, settings: Pick<ApiKeyRecord, 'name' | 'access' | 'expiresAt'>): { key: string; record: ApiKeyRecord } {
+    const key = generateApiKey(this.environment);
+    return { key, record: { id: newKeyId(), accountId, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null, masked: maskApiKey(key), ...settings } };
+  }
+
+  private created(key: string, record: ApiKeyRecord): CreatedKey {
+    return {
+      id: record.id,
+      key,
+      accountId: record.accountId,
+      createdAt: record.createdAt,
+      environment: this.environment,
+      name: record.name ?? null,
+      access: record.access ?? DEFAULT_KEY_ACCESS,
+      expiresAt: record.expiresAt ?? null,
+    };
+  }
+
+  /** An RFC 3339 time after now, as the store keeps times (UTC, `toISOString`, so they compare as strings). */
+  private futureTime(field: string, text: string): string {
+    const at = parseRfc3339(text);
+    if (at === null) throw new ApiError('invalid_body', `${field} must be an RFC 3339 date and time with its time zone, e.g. 2030-01-31T12:00:00Z; got "${text}".`);
+    if (at <= this.now()) throw new ApiError('invalid_body', `${field} must be in the future: ${new Date(at).toISOString()} has passed (it is now ${this.isoNow()}).`);
+    return new Date(at).toISOString();
+  }
+
   private async requireAccount(id: string): Promise<Account> {
     const account = ACCOUNT_ID_PATTERN.test(id) ? await this.store.getAccount(id) : null;
     if (!account) throw notFound('account', id);
@@ -399,6 +504,40 @@ function viewOf(account: Account, plan: Plan): AccountView {
 
 function notFound(what: 'account' | 'key', id: string): ApiError {
   return new ApiError('not_found', `No ${what} with id "${id}".`);
+}
+
+/** Why a key was not rolled, and what to do instead. */
+function notRollable(keyId: string, { outcome, key }: Exclude<RollOutcome, { outcome: 'rolled' }>): ApiError {
+  switch (outcome) {
+    case 'unknown':
+      return notFound('key', keyId);
+    case 'revoked':
+      return new ApiError('conflict', `Key ${keyId} was revoked at ${key.revokedAt}: a revoked key cannot be rolled. Create a new key instead.`);
+    case 'replaced':
+      return new ApiError(
+        'conflict',
+        `Key ${keyId} was already rolled: its replacement is key ${key.replacedBy} (the old key works until ${key.expiresAt}). Roll ${key.replacedBy} instead, or revoke ${keyId} to end its grace period now.`,
+      );
+    case 'expired':
+      return new ApiError('conflict', `Key ${keyId} expired at ${key.expiresAt}: an expired key cannot be rolled. Create a new key instead.`);
+  }
+}
+
+/** What the audit trail records of a new key: never the key, nor its hash. */
+function keyValues(record: ApiKeyRecord): AuditValues {
+  return { masked: record.masked ?? null, name: record.name ?? null, access: record.access ?? DEFAULT_KEY_ACCESS, expiresAt: record.expiresAt ?? null };
+}
+
+function checkAccess(access: string): KeyAccess {
+  if (!(KEY_ACCESS_LEVELS as readonly string[]).includes(access)) throw new ApiError('invalid_body', `access must be one of ${KEY_ACCESS_LEVELS.map((level) => `"${level}"`).join(', ')}.`);
+  return access as KeyAccess;
+}
+
+function checkGracePeriod(seconds: number): number {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_GRACE_PERIOD_SECONDS) {
+    throw new ApiError('invalid_body', `gracePeriodSeconds must be an integer from 0 to ${MAX_GRACE_PERIOD_SECONDS} (7 days).`);
+  }
+  return seconds;
 }
 
 function checkName(name: string): string {

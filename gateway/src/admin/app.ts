@@ -7,13 +7,13 @@ import type { AccountService } from './account-service';
 import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
 import { ACCOUNT_ID_PATTERN, authorizationOf, sameSecret } from '../keys/api-key';
-import { jsonBody } from '../../../shared/src/json-body';
+import { jsonBody, optionalJsonBody } from '../../../shared/src/json-body';
 import type { AuditEntry } from '../audit/audit-log';
 import { consoleRoutes } from './console';
 import { accountsCursor, auditCursor, parseAccountsCursor, parseAuditCursor } from './cursor';
 import { ListingQuery, nextPageLink } from './query';
 import type { OpsReports } from './reports';
-import { validateAccountPatch, validateNewAccount, validatePlanNumbers } from './schemas';
+import { validateAccountPatch, validateKeyRoll, validateNewAccount, validateNewKey, validatePlanNumbers } from './schemas';
 import { requireKnownHost } from './host-check';
 import { TokenFailures } from './token-failures';
 import { SHARED_TOKEN_ACTOR, type AdminToken } from './tokens';
@@ -180,8 +180,8 @@ export function createAdminApp(options: AdminAppOptions): Express {
       new ListingQuery(req, []); // the whole list, no parameters: a misspelt one is refused, as on the other listings
       res.json(await service.listKeys(req.params.id));
     })
-    .post(async (req, res) => {
-      res.status(201).json(await service.createKey(req.params.id, actorOf(res)));
+    .post(optionalJsonBody(), async (req, res) => {
+      res.status(201).json(await service.createKey(req.params.id, actorOf(res), validateNewKey(req.body)));
     })
     .all(methodNotAllowed(['GET', 'POST']));
 
@@ -192,6 +192,13 @@ export function createAdminApp(options: AdminAppOptions): Express {
       res.status(204).end();
     })
     .all(methodNotAllowed(['DELETE']));
+
+  app
+    .route('/admin/keys/:keyId/roll')
+    .post(optionalJsonBody(), async (req, res) => {
+      res.status(201).json(await service.rollKey(req.params.keyId, validateKeyRoll(req.body), actorOf(res)));
+    })
+    .all(methodNotAllowed(['POST']));
 
   app
     .route('/admin/keys/:keyId/ban')

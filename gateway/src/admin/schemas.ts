@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { createValidator, type Validator } from '../../../shared/src/validation';
-import { MAX_NAME_LENGTH, MAX_QUOTA } from './account-service';
-import { PLAN_NAMES } from '../accounts/types';
+import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './account-service';
+import { KEY_ACCESS_LEVELS, PLAN_NAMES } from '../accounts/types';
 
 /**
  * Admin request bodies: unknown fields are refused, and every message names the field at fault.
@@ -11,13 +11,15 @@ import { PLAN_NAMES } from '../accounts/types';
 
 const quota = { type: 'integer', minimum: 1, maximum: MAX_QUOTA } as const;
 const planName = { type: 'string', enum: [...PLAN_NAMES] } as const;
+/** An account's or a key's name. */
+const name = { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: '\\S' } as const;
 
 const newAccountSchema = {
   type: 'object',
   required: ['name', 'plan'],
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: '\\S' },
+    name,
     plan: planName,
     perMinute: quota,
     perDay: quota,
@@ -37,10 +39,32 @@ const planNumbersSchema = {
   properties: { perMinute: quota, perDay: quota },
 } as const;
 
+/** POST /admin/accounts/{id}/keys: every field optional (no body at all is `{}`). `expiresAt` is read as RFC 3339 by the account service, which knows the time. */
+const newKeySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name,
+    access: { type: 'string', enum: [...KEY_ACCESS_LEVELS] },
+    expiresAt: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+} as const;
+
+/** POST /admin/keys/{keyId}/roll. */
+const keyRollSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { gracePeriodSeconds: { type: 'integer', minimum: 0, maximum: MAX_GRACE_PERIOD_SECONDS } },
+} as const;
+
 type QuotaField = 'perMinute' | 'perDay';
 /** The quota overrides the schema allows may also be `null`: "no override" (see `allowingNullOverrides`). */
 type WithNullableOverrides<T> = Omit<T, QuotaField> & { [F in QuotaField & keyof T]?: number | null };
 
+/** A new key's name, access and expiry, each optional. */
+export type NewKeyInput = FromSchema<typeof newKeySchema>;
+/** A roll's grace period. */
+export type KeyRollInput = FromSchema<typeof keyRollSchema>;
 /** Both numbers of a plan (PUT /admin/plans/{name}). */
 export type PlanNumbers = FromSchema<typeof planNumbersSchema>;
 /** Absent: unchanged; null: the override is cleared (the plan's number applies again). */
@@ -76,3 +100,5 @@ function allowingNullOverrides<T extends { perMinute?: number | null; perDay?: n
 export const validateNewAccount: Validator<NewAccountInput> = allowingNullOverrides(checkNewAccount);
 export const validateAccountPatch: Validator<AccountPatch> = allowingNullOverrides(checkPatch);
 export const validatePlanNumbers: Validator<PlanNumbers> = createValidator<PlanNumbers>(planNumbersSchema, 'invalid_body', 'body');
+export const validateNewKey: Validator<NewKeyInput> = createValidator<NewKeyInput>(newKeySchema, 'invalid_body', 'body');
+export const validateKeyRoll: Validator<KeyRollInput> = createValidator<KeyRollInput>(keyRollSchema, 'invalid_body', 'body');

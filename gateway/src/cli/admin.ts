@@ -120,9 +120,32 @@ const COMMANDS: Command[] = [
   {
     name: 'keys create',
     args: ['ACCOUNT_ID'],
-    options: {},
+    options: {
+      name: { description: 'what the key is for, 1-100 characters' },
+      'read-only': { description: 'the key may only GET and HEAD (default: read-write)', flag: true },
+      'expires-at': { description: 'when the key stops working, RFC 3339 with a time zone, e.g. 2030-01-31T12:00:00Z (default: never)' },
+    },
     summary: "Create an API key for an account, for the gateway's environment (ask_live_… production, ask_test_… staging). The key is printed this once; only its hash is stored.",
-    run: async (c) => request(c, 'POST', `/admin/accounts/${segment(c.positionals[0])}/keys`),
+    run: async (c) => {
+      const body = {
+        ...(typeof c.values.name === 'string' ? { name: c.values.name } : {}),
+        ...(c.values['read-only'] ? { access: 'read-only' } : {}),
+        ...(typeof c.values['expires-at'] === 'string' ? { expiresAt: c.values['expires-at'] } : {}),
+      };
+      return request(c, 'POST', `/admin/accounts/${segment(c.positionals[0])}/keys`, Object.keys(body).length > 0 ? body : undefined);
+    },
+  },
+  {
+    name: 'keys roll',
+    args: ['KEY_ID'],
+    options: {
+      'grace-period': { description: 'how long the old key keeps working: seconds, or a number with s, m, h or d (0 to 7d; default 1d)' },
+    },
+    summary: 'Roll an API key: a new key with the same name and access, printed this once; the old key stops working at the end of the grace period.',
+    run: async (c) => {
+      const grace = c.values['grace-period'];
+      return request(c, 'POST', `/admin/keys/${segment(c.positionals[0])}/roll`, typeof grace === 'string' ? { gracePeriodSeconds: durationSeconds('--grace-period', grace) } : undefined);
+    },
   },
   {
     name: 'keys list',
@@ -311,6 +334,15 @@ function quotaFields(values: OptionValues, allowNone: boolean): Record<string, n
   return fields;
 }
 
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/** `90`, `90s`, `15m`, `24h` or `7d` in seconds; the API checks the range. */
+function durationSeconds(flag: string, raw: string): number {
+  const match = /^([0-9]{1,9})([smhd]?)$/.exec(raw);
+  if (!match) throw new UsageError(`${flag} must be a number of seconds, or a number followed by s, m, h or d (e.g. 24h), got "${raw}"`);
+  return Number(match[1]) * DURATION_UNITS[match[2] || 's']!;
+}
+
 function segment(value: string | undefined): string {
   return encodeURIComponent(value ?? '');
 }
@@ -423,13 +455,21 @@ const ACCOUNT_COLUMNS: Column[] = [
 const KEY_COLUMNS: Column[] = [
   { title: 'ID', value: (row) => row.id },
   { title: 'KEY', value: (row) => row.masked ?? '(not kept)' },
+  { title: 'NAME', value: (row) => row.name ?? '' },
+  { title: 'ACCESS', value: (row) => row.access ?? 'read-write' },
   { title: 'CREATED (UTC)', value: (row) => formatTime(row.createdAt) },
+  { title: 'EXPIRES (UTC)', value: (row) => (row.expiresAt ? formatTime(row.expiresAt) : 'never') },
   { title: 'LAST USED (UTC)', value: (row) => (row.lastUsedAt ? formatTime(row.lastUsedAt) : 'never') },
-  {
-    title: 'STATE',
-    value: (row) => (row.revokedAt ? `revoked ${formatTime(row.revokedAt)}` : row.bannedUntil ? `banned until ${formatTime(row.bannedUntil)}` : 'active'),
-  },
+  { title: 'STATE', value: (row) => keyState(row) },
 ];
+
+/** `active`, `revoked …`, `expired`, `banned until …`, with `replaced by key_…` after a roll. */
+function keyState(row: Record<string, unknown>): string {
+  if (typeof row.revokedAt === 'string') return `revoked ${formatTime(row.revokedAt)}`;
+  const expired = typeof row.expiresAt === 'string' && Date.parse(row.expiresAt) <= Date.now();
+  const state = expired ? 'expired' : typeof row.bannedUntil === 'string' ? `banned until ${formatTime(row.bannedUntil)}` : 'active';
+  return typeof row.replacedBy === 'string' ? `${state}, replaced by ${row.replacedBy}` : state;
+}
 
 const USAGE_COLUMNS: Column[] = [
   { title: 'ACCOUNT', value: (row) => row.accountId },
@@ -502,6 +542,8 @@ function metavarOf(option: string): string {
     cursor: 'CURSOR',
     window: 'WINDOW',
     account: 'ACCOUNT_ID',
+    'expires-at': 'TIME',
+    'grace-period': 'DURATION',
   };
   return metavars[option] ?? 'N';
 }

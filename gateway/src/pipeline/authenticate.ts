@@ -2,6 +2,7 @@ import { ApiError } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { PrincipalResolver } from '../accounts/principal-resolver';
 import { API_KEY_PREFIXES, authorizationOf, parseApiKey, type AuthorizationRefusal } from '../keys/api-key';
+import { expiryRefusal } from '../keys/key-policy';
 import type { Stage } from './exchange';
 
 /** What authenticate needs of the key resolver: its caches' answer, never a store call. */
@@ -54,8 +55,11 @@ export function authenticate(keys: KeyCache, environment: ApiEnvironment): Stage
       return next();
     }
     const answer = keys.cached(key.key);
-    if (answer.state === 'valid') context.principal = answer.principal;
-    else if (answer.state === 'refused') context.authError = invalidKey();
+    if (answer.state === 'valid') {
+      // An expired key is refused like a revoked one (after the anonymous limit), on time, from the cache.
+      context.authError = expiryRefusal(answer.principal, Date.now());
+      if (!context.authError) context.principal = answer.principal;
+    } else if (answer.state === 'refused') context.authError = invalidKey();
     else context.pendingKey = { apiKey: key.key, recentlyValid: answer.state === 'recheck' };
     next();
   };

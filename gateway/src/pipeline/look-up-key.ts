@@ -1,6 +1,7 @@
 import { ApiError } from '../../../shared/src/errors';
 import { NOT_ADMITTED, type PrincipalResolver } from '../accounts/principal-resolver';
 import type { LookupGate } from '../accounts/lookup-gate';
+import { expiryRefusal } from '../keys/key-policy';
 import { clientSubject } from '../limits/client-subject';
 import { StoreUnavailableError } from '../store-errors';
 import { invalidKey } from './authenticate';
@@ -27,8 +28,10 @@ export function lookUpKey(keys: KeyLookup, gate: Pick<LookupGate, 'admission'>, 
       const admission = pending.recentlyValid ? undefined : gate.admission(clientSubject(context.ip, anonIpv6PrefixLength));
       const result = await keys.lookUp(pending.apiKey, admission);
       if (result === NOT_ADMITTED) context.authError = new ApiError('service_unavailable', 'Too many API keys are waiting to be verified right now; retry shortly.', { 'Retry-After': '1' });
-      else if (result) context.principal = result;
-      else context.authError = invalidKey();
+      else if (result) {
+        context.authError = expiryRefusal(result, Date.now());
+        if (!context.authError) context.principal = result;
+      } else context.authError = invalidKey();
     } catch (error) {
       // Answered after the rate-limit stage, so even this failure carries the rate-limit headers.
       if (error instanceof StoreUnavailableError) {

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ApiError } from '../../../shared/src/errors';
+import { accessRefusal } from '../keys/key-policy';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
 import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
@@ -63,7 +64,8 @@ export function rateLimit(options: RateLimitOptions): Stage {
     } else if (decision.outcome === 'limited') {
       next(new ApiError('rate_limited', `Rate limit exceeded: the account's per-${decision.binding} limit is used up; retry after ${retryAfter} seconds.`));
     } else {
-      next();
+      // Accepted and counted: only now is a read-only key's write refused (403, with these headers).
+      next(accessRefusal(principal, x.req.method ?? ''));
     }
   };
 }

@@ -1,10 +1,10 @@
 import type { Plan } from '../accounts/types';
-import type { WindowUsage } from '../admin/account-service';
+import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, type WindowUsage } from '../admin/account-service';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { DailyCount } from '../limits/types';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './credential-rules';
 import { html, type Html } from './html';
-import type { Dashboard, KeyView } from './portal-service';
+import { hasExpired, type Dashboard, type KeyView } from './portal-service';
 import { formatCount, usageChart } from './usage-chart';
 
 /**
@@ -137,6 +137,8 @@ export interface NewKeyPanel {
   key: string;
   /** Where the API is, e.g. `https://api.animalstore.example/v1`. */
   apiBase: string;
+  /** After a roll: the key this one replaces, and when that one stops working. */
+  replaces?: { id: string; expiresAt: string };
 }
 
 export interface DashboardView {
@@ -186,6 +188,11 @@ function newKeyPanel(newKey: NewKeyPanel): Html {
   const curl = `curl -i -H "Authorization: Bearer ${newKey.key}" ${newKey.apiBase}/pets`;
   return html`<section class="card new-key" aria-labelledby="new-key-title" data-key-id="${newKey.id}">
   <h2 id="new-key-title">Your new key</h2>
+  ${
+    newKey.replaces
+      ? html`<p class="replaces" data-replaces="${newKey.replaces.id}">It replaces key <code>${newKey.replaces.id}</code>, which keeps working until <time datetime="${newKey.replaces.expiresAt}">${formatInstant(newKey.replaces.expiresAt)}</time>: switch your clients to the new key before then.</p>`
+      : null
+  }
   <p><strong>Copy it now: it is shown this once.</strong> Only a hash of it is kept, so nobody, the Animal Store team included, can show it again.</p>
   <div class="copy-row"><code id="new-key" class="secret">${newKey.key}</code><button type="button" data-copy="new-key" hidden>Copy key</button></div>
   <p>Try it:</p>
@@ -214,32 +221,102 @@ function historyTable(history: readonly DailyCount[]): Html {
 
 function keysSection(keys: readonly KeyView[], csrfToken: string): Html {
   return html`<section class="card" aria-labelledby="keys-title">
-  <div class="section-head">
-    <h2 id="keys-title">API keys</h2>
-    <form method="post" action="/portal/keys" class="inline">
-      <input type="hidden" name="_csrf" value="${csrfToken}">
-      <button type="submit">Create a key</button>
-    </form>
-  </div>
+  <h2 id="keys-title">API keys</h2>
+  <form method="post" action="/portal/keys" class="key-form">
+    <input type="hidden" name="_csrf" value="${csrfToken}">
+    <div class="field">
+      <label for="key-name">Name <span class="hint">(optional)</span></label>
+      <input id="key-name" name="name" type="text" maxlength="${MAX_NAME_LENGTH}" placeholder="e.g. Production server">
+    </div>
+    <div class="field">
+      <label for="key-expires">Expires at, UTC <span class="hint">(optional: empty never expires)</span></label>
+      <input id="key-expires" name="expiresAt" type="datetime-local">
+    </div>
+    <div class="field check">
+      <input id="key-read-only" name="access" type="checkbox" value="read-only">
+      <label for="key-read-only">Read-only <span class="hint">(GET and HEAD only)</span></label>
+    </div>
+    <button type="submit">Create a key</button>
+  </form>
   ${
     keys.length === 0
       ? html`<p>No keys yet. Create one to call the API.</p>`
       : html`<div class="scroll"><table class="keys">
-    <thead><tr><th scope="col">Id</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Status and actions</span></th></tr></thead>
+    <thead><tr><th scope="col">Id</th><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Access</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Status and actions</span></th></tr></thead>
     <tbody>
-    ${keys.map(
-      (key) => html`<tr data-key-id="${key.id}" class="${key.revokedAt ? 'revoked' : 'active'}">
-      <td><code>${key.id}</code></td>
-      <td>${key.masked ? html`<code>${key.masked}</code>` : html`<span class="hint" title="Created before masked forms were kept">not shown</span>`}</td>
-      <td>${formatInstant(key.createdAt)}</td>
-      <td>${lastUse(key.lastUsedAt)}</td>
-      <td>${key.revokedAt ? html`<span class="status">Revoked ${formatInstant(key.revokedAt)}</span>` : html`<a class="button danger" href="/portal/keys/${key.id}/revoke">Revoke…</a>`}</td>
-    </tr>`,
-    )}
+    ${keys.map((key) => keyRow(key))}
     </tbody>
   </table></div>`
   }
 </section>`;
+}
+
+/** One key: what it is, and what can still be done with it (roll, revoke) or why nothing can. */
+function keyRow(key: KeyView): Html {
+  const expired = hasExpired(key);
+  const replaced = key.replacedBy ? html`<span class="status">Replaced by <code>${key.replacedBy}</code></span>` : null;
+  const revoke = html`<a class="button danger" href="/portal/keys/${key.id}/revoke">Revoke…</a>`;
+  let status: Html;
+  if (key.revokedAt) status = html`<span class="status">Revoked ${formatInstant(key.revokedAt)}</span>`;
+  else if (expired) status = html`<span class="status">Expired</span>${replaced}`;
+  else if (key.replacedBy) status = html`${replaced}<span class="status">works until ${formatInstant(key.expiresAt!)}</span>${revoke}`;
+  else status = html`<a class="button" href="/portal/keys/${key.id}/roll">Roll…</a>${revoke}`;
+  return html`<tr data-key-id="${key.id}" class="${key.revokedAt ? 'revoked' : expired ? 'expired' : 'active'}">
+      <td><code>${key.id}</code></td>
+      <td>${key.masked ? html`<code>${key.masked}</code>` : html`<span class="hint" title="Created before masked forms were kept">not shown</span>`}</td>
+      <td>${key.name ?? html`<span class="hint">none</span>`}</td>
+      <td data-access="${key.access}">${key.access === 'read-only' ? 'Read-only' : 'Read and write'}</td>
+      <td>${formatInstant(key.createdAt)}</td>
+      <td>${lastUse(key.lastUsedAt)}</td>
+      <td>${key.expiresAt ? html`<time datetime="${key.expiresAt}">${formatInstant(key.expiresAt)}</time>` : html`<span class="hint">never</span>`}</td>
+      <td><div class="key-actions">${status}</div></td>
+    </tr>`;
+}
+
+/** The units of the roll form's grace period. */
+export const GRACE_UNITS = [
+  { name: 'seconds', seconds: 1 },
+  { name: 'minutes', seconds: 60 },
+  { name: 'hours', seconds: 3_600 },
+  { name: 'days', seconds: 86_400 },
+] as const;
+
+/** Rolling a key: what will happen, and the grace period (1 day unless changed). */
+export function rollPage(context: PageContext, key: KeyView, csrfToken: string): Html {
+  const refusal = key.revokedAt
+    ? 'This key is revoked: it cannot be rolled. Create a new key instead.'
+    : key.replacedBy
+      ? `This key was already rolled: its replacement is ${key.replacedBy}. Roll that one instead.`
+      : hasExpired(key)
+        ? 'This key has expired: it cannot be rolled. Create a new key instead.'
+        : undefined;
+  return layout(
+    context,
+    'Roll a key',
+    html`<section class="card narrow" aria-labelledby="roll-title">
+  <h1 id="roll-title">Roll key <code>${key.id}</code></h1>
+  ${
+    refusal
+      ? html`<p>${refusal}</p><p><a href="/portal">Back to the dashboard</a></p>`
+      : html`<p>Rolling makes a new key${key.name ? html` named <strong>${key.name}</strong>` : null}, ${key.access === 'read-only' ? 'read-only' : 'with read and write access'} like this one, shown to you once. This key ${key.masked ? html`(<code>${key.masked}</code>)` : null} keeps working for the grace period, so your clients can switch without a failed request; then it is refused, and the refusal names the new key's id.</p>
+  <form method="post" action="/portal/keys/${key.id}/roll" class="stack">
+    <input type="hidden" name="_csrf" value="${csrfToken}">
+    <label for="grace">Grace period</label>
+    <div class="inline-fields">
+      <input id="grace" name="grace" type="number" min="0" step="1" required value="${DEFAULT_GRACE_PERIOD_SECONDS / 86_400}" aria-describedby="grace-rule">
+      <select id="grace-unit" name="graceUnit" aria-label="Unit of the grace period">
+        ${GRACE_UNITS.map((unit) => html`<option value="${unit.name}"${unit.name === 'days' ? html` selected` : null}>${unit.name}</option>`)}
+      </select>
+    </div>
+    <p id="grace-rule" class="hint">From 0 (the key stops working now) to 7 days.</p>
+    <div class="actions">
+      <button type="submit">Roll this key</button>
+      <a href="/portal">Cancel</a>
+    </div>
+  </form>`
+  }
+</section>`,
+  );
 }
 
 export function revokePage(context: PageContext, key: KeyView, csrfToken: string): Html {

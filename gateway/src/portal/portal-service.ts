@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../../shared/src/errors';
 import type { Plan } from '../accounts/types';
-import { MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type KeyView, type WindowUsage } from '../admin/account-service';
+import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type KeyView, type RolledKey, type WindowUsage } from '../admin/account-service';
+import type { NewKeyInput } from '../admin/schemas';
+import { parseRfc3339 } from '../admin/rfc3339';
 import type { PortalSignup } from '../config';
 import { KEY_ID_PATTERN } from '../keys/api-key';
 import { clientSubject } from '../limits/client-subject';
@@ -207,15 +209,29 @@ export class PortalService {
     return (await this.deps.accounts.getAccount(accountId)).usage;
   }
 
-  /** A new key, within the key limits every path has (`KEY_LIMITS`): a refusal is shown on the dashboard. */
-  async createKey(accountId: string): Promise<CreatedKey> {
-    try {
-      return await this.deps.accounts.createKey(accountId, portalActor(accountId));
-    } catch (error) {
-      if (!(error instanceof ApiError) || (error.code !== 'invalid_parameter' && error.code !== 'rate_limited')) throw error;
-      const retryAfter = error.headers['Retry-After'];
-      throw new PortalRefusal(error.code === 'rate_limited' ? 429 : 409, error.message.replace(/^Account \S+ (already )?has/, 'This account $1has'), retryAfter === undefined ? undefined : Number(retryAfter));
+  /**
+   * A new key, with the name, access and expiry (RFC 3339) the form gave, within the key limits every
+   * path has (`KEY_LIMITS`): a refusal is shown on the dashboard.
+   */
+  async createKey(accountId: string, input: NewKeyInput = {}): Promise<CreatedKey> {
+    if (input.expiresAt !== undefined) {
+      const at = parseRfc3339(input.expiresAt);
+      if (at === null) throw new PortalRefusal(400, 'Enter the expiry as a date and a time (UTC), or leave it empty for a key that never expires.');
+      if (at <= Date.now()) throw new PortalRefusal(400, 'The expiry must be in the future (times are UTC).');
     }
+    return this.deps.accounts.createKey(accountId, portalActor(accountId), input).catch(asPortalRefusal);
+  }
+
+  /**
+   * Rolls one of the account's own keys: a new key with the same name and access, the old one
+   * working for `gracePeriodSeconds` more. Not counted against the active keys: it replaces one.
+   */
+  async rollKey(accountId: string, keyId: string, gracePeriodSeconds: number): Promise<RolledKey> {
+    await this.ownKey(accountId, keyId);
+    if (!Number.isInteger(gracePeriodSeconds) || gracePeriodSeconds < 0 || gracePeriodSeconds > MAX_GRACE_PERIOD_SECONDS) {
+      throw new PortalRefusal(400, 'The grace period must be a whole number from 0 seconds to 7 days.');
+    }
+    return this.deps.accounts.rollKey(keyId, { gracePeriodSeconds }, portalActor(accountId)).catch(asPortalRefusal);
   }
 
   /** Only the account's own keys: another account's key id is answered as unknown. */
@@ -254,6 +270,26 @@ export class PortalService {
 
 /** The actor of a sign-up in the audit trail (the account has no id yet when it is made). */
 const PORTAL_SIGN_UP_ACTOR = 'portal';
+
+/** Whether a key's expiry has passed. */
+export function hasExpired(key: Pick<KeyView, 'expiresAt'>, now = Date.now()): boolean {
+  return key.expiresAt !== null && Date.parse(key.expiresAt) <= now;
+}
+
+/**
+ * The account service's refusals of what a person asked for, as the portal shows them: a bad name,
+ * a key that cannot be rolled, the key limits (the most active keys held: 409; the most created in
+ * a day: 429 with when to try again).
+ */
+function asPortalRefusal(error: unknown): never {
+  if (!(error instanceof ApiError)) throw error;
+  const retryAfter = error.headers['Retry-After'];
+  const message = error.message.replace(/^Account \S+ (already )?has/, 'This account $1has');
+  if (error.code === 'rate_limited') throw new PortalRefusal(429, message, retryAfter === undefined ? undefined : Number(retryAfter));
+  if (error.code === 'invalid_parameter' && /active keys/.test(error.message)) throw new PortalRefusal(409, message);
+  if (error.status === 400 || error.status === 404 || error.status === 409) throw new PortalRefusal(error.status, error.message);
+  throw error;
+}
 
 /** Who made a change through the portal, for the audit trail: the account itself. */
 function portalActor(accountId: string): string {

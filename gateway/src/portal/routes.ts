@@ -6,8 +6,10 @@ import { StoreUnavailableError } from '../store-errors';
 import type { PortalAssets } from './assets';
 import { clearSessionCookie, portalCookies, readCookie, setDeviceCookie, setFormTokenCookie, setSessionCookie } from './cookies';
 import type { Html } from './html';
-import { dashboardPage, logInPage, messagePage, revokePage, signUpPage, type DashboardView, type PageContext } from './pages';
+import { GRACE_UNITS, dashboardPage, logInPage, messagePage, revokePage, rollPage, signUpPage, type DashboardView, type PageContext } from './pages';
 import { HasherBusyError } from './passwords';
+import { MAX_NAME_LENGTH } from '../admin/account-service';
+import type { NewKeyInput } from '../admin/schemas';
 import { PortalRefusal, type Credentials, type PortalService, type StartedSession } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
 import { securityHeaders, sentFromPortal } from './web-security';
@@ -174,7 +176,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
       ...sessionPost(async (req, res) => {
         const accountId = locals(res).session!.accountId;
         try {
-          const created = await service.createKey(accountId);
+          const created = await service.createKey(accountId, newKeyForm(req));
           await renderDashboard(res, 201, { newKey: { id: created.id, key: created.key, apiBase: apiBase(req) } });
         } catch (error) {
           if (!(error instanceof PortalRefusal)) throw error;
@@ -184,18 +186,37 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     )
     .all(pageMethodNotAllowed(['POST']));
 
+  /** The page that asks before a change to one of the account's own keys (revoke, roll). */
+  const keyPage = (page: typeof revokePage): RequestHandler => async (req, res) => {
+    const session = locals(res).session!;
+    const key = await service.ownKey(session.accountId, String(req.params.keyId));
+    send(res, 200, page(context(res), key, session.csrfToken));
+  };
+
   router
     .route('/keys/:keyId/revoke')
-    .get(requireSession, async (req, res) => {
-      const session = locals(res).session!;
-      const key = await service.ownKey(session.accountId, String(req.params.keyId));
-      send(res, 200, revokePage(context(res), key, session.csrfToken));
-    })
+    .get(requireSession, keyPage(revokePage))
     .post(
       ...sessionPost(async (req, res) => {
         const keyId = String(req.params.keyId);
         await service.revokeKey(locals(res).session!.accountId, keyId);
         res.redirect(303, `/portal?revoked=${keyId}`);
+      }),
+    )
+    .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
+
+  router
+    .route('/keys/:keyId/roll')
+    .get(requireSession, keyPage(rollPage))
+    .post(
+      ...sessionPost(async (req, res) => {
+        try {
+          const rolled = await service.rollKey(locals(res).session!.accountId, String(req.params.keyId), gracePeriodOf(req));
+          await renderDashboard(res, 201, { newKey: { id: rolled.id, key: rolled.key, apiBase: apiBase(req), replaces: rolled.replaces } });
+        } catch (error) {
+          if (!(error instanceof PortalRefusal) || error.status === 404) throw error;
+          await renderDashboard(res, error.status, { error: error.message });
+        }
       }),
     )
     .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
@@ -245,6 +266,32 @@ function field(req: Request, name: string): string {
   if (value === undefined) return '';
   if (typeof value !== 'string') throw new PortalRefusal(400, `The form field "${name}" was sent more than once.`);
   return value;
+}
+
+const EXPIRY_INPUT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(?:\.\d{1,3})?)?$/;
+
+/** The create-key form: an optional name, a read-only box, an optional expiry (a datetime-local value, read as UTC). */
+function newKeyForm(req: Request): NewKeyInput {
+  const name = field(req, 'name').trim();
+  if ([...name].length > MAX_NAME_LENGTH) throw new PortalRefusal(400, `A key's name may have at most ${MAX_NAME_LENGTH} characters.`);
+  const access = field(req, 'access');
+  if (access !== '' && access !== 'read-only') throw new PortalRefusal(400, 'The form field "access" may only be "read-only".');
+  const expiry = field(req, 'expiresAt').trim();
+  const parts = EXPIRY_INPUT.exec(expiry);
+  if (expiry !== '' && !parts) throw new PortalRefusal(400, 'Enter the expiry as a date and a time (UTC), or leave it empty for a key that never expires.');
+  return {
+    ...(name === '' ? {} : { name }),
+    ...(access === 'read-only' ? { access } : {}),
+    ...(parts ? { expiresAt: `${parts[1]}T${parts[2]}${parts[3] ?? ':00'}Z` } : {}),
+  };
+}
+
+/** The roll form's grace period: a whole number and a unit. */
+function gracePeriodOf(req: Request): number {
+  const amount = field(req, 'grace').trim();
+  const unit = GRACE_UNITS.find((candidate) => candidate.name === field(req, 'graceUnit'));
+  if (!/^[0-9]{1,7}$/.test(amount) || !unit) throw new PortalRefusal(400, 'Enter the grace period as a whole number of seconds, minutes, hours or days.');
+  return Number(amount) * unit.seconds;
 }
 
 function expiredForm(): PortalRefusal {

@@ -57,9 +57,9 @@ export class PortalVisitor {
     return this.post('/portal/login', { _csrf: await this.tokenFrom('/portal/login'), email, password });
   }
 
-  /** Creates a key from the dashboard; returns the page and the key read from it. */
-  async createKey(): Promise<{ response: request.Response; key: string; keyId: string }> {
-    const response = await this.post('/portal/keys', { _csrf: await this.tokenFrom('/portal') });
+  /** Creates a key from the dashboard, with the form's other fields (name, access, expiresAt) if given; returns the page and the key read from it. */
+  async createKey(fields: Record<string, string> = {}): Promise<{ response: request.Response; key: string; keyId: string }> {
+    const response = await this.post('/portal/keys', { _csrf: await this.tokenFrom('/portal'), ...fields });
     const key = /<code id="new-key" class="secret">([^<]+)<\/code>/.exec(response.text)?.[1] ?? '';
     const keyId = /data-key-id="(key_[0-9A-Za-z]{20})"/.exec(response.text)?.[1] ?? '';
     return { response, key, keyId };

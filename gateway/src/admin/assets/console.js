@@ -213,6 +213,7 @@ async function showAccount(id) {
   show('account-view', 'accounts');
   $('new-key').hidden = true;
   $('plan-error').textContent = '';
+  $('key-error').textContent = '';
   const [account, keys, audit] = await Promise.all([
     api('GET', `/admin/accounts/${encodeURIComponent(id)}`),
     api('GET', `/admin/accounts/${encodeURIComponent(id)}/keys`),
@@ -296,23 +297,33 @@ function historyChart(history) {
   return chart;
 }
 
+/** `active`, `revoked …`, `expired`, `banned until …`, with `replaced by key_…` after a roll. */
+function keyState(key, expired) {
+  if (key.revokedAt) return `revoked ${formatTime(key.revokedAt)}`;
+  const state = expired ? 'expired' : key.bannedUntil !== null ? `banned until ${formatTime(key.bannedUntil)}` : 'active';
+  return key.replacedBy ? `${state}, replaced by ${key.replacedBy}` : state;
+}
+
 function renderKeys(keys) {
   const rows = keys.map((key) => {
-    const banned = key.bannedUntil !== null;
-    const state = key.revokedAt ? `revoked ${formatTime(key.revokedAt)}` : banned ? `banned until ${formatTime(key.bannedUntil)}` : 'active';
+    const expired = key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now();
     const actions = el('div', { class: 'actions' });
-    if (!key.revokedAt) {
+    if (!key.revokedAt && !expired) {
+      if (!key.replacedBy) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'roll', onclick: () => openRoll(key) }, 'Roll…'));
       actions.append(el('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revokeKey(key) }, 'Revoke'));
-      if (banned) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'lift-ban', onclick: () => liftBan(key) }, 'Lift ban'));
+      if (key.bannedUntil !== null) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'lift-ban', onclick: () => liftBan(key) }, 'Lift ban'));
     }
     return el(
       'tr',
       { 'data-key-id': key.id },
       el('td', {}, el('code', {}, key.masked ?? '(not kept)')),
       el('td', {}, el('code', {}, key.id)),
+      el('td', {}, key.name ?? '—'),
+      el('td', {}, key.access),
       el('td', {}, formatTime(key.createdAt)),
       el('td', {}, key.lastUsedAt ? formatTime(key.lastUsedAt) : 'never'),
-      el('td', {}, state),
+      el('td', {}, key.expiresAt ? formatTime(key.expiresAt) : 'never'),
+      el('td', {}, keyState(key, expired)),
       el('td', {}, actions),
     );
   });
@@ -328,14 +339,59 @@ async function liftBan(key) {
   await act(() => api('DELETE', `/admin/keys/${encodeURIComponent(key.id)}/ban`), `Ban of ${key.id} lifted.`);
 }
 
-async function createKey() {
+/** A datetime-local value (`2030-01-31T12:00`, seconds optional) as the UTC time it stands for. */
+function utcTime(value) {
+  return `${value.length === 16 ? `${value}:00` : value}Z`;
+}
+
+async function createKey(event) {
+  event.preventDefault();
   if (!currentAccount) return;
+  const body = {};
+  if ($('key-name').value.trim() !== '') body.name = $('key-name').value.trim();
+  if ($('key-read-only').checked) body.access = 'read-only';
+  if ($('key-expires').value !== '') body.expiresAt = utcTime($('key-expires').value);
   try {
-    const { data } = await api('POST', `/admin/accounts/${encodeURIComponent(currentAccount.id)}/keys`);
+    const { data } = await api('POST', `/admin/accounts/${encodeURIComponent(currentAccount.id)}/keys`, body);
+    $('key-form').reset();
+    $('key-error').textContent = '';
     await showAccount(currentAccount.id);
-    $('new-key-value').textContent = data.key;
-    $('new-key').hidden = false;
+    showNewKey(data);
     status(`Key ${data.id} created.`);
+  } catch (error) {
+    $('key-error').textContent = error.message;
+  }
+}
+
+/** The key just made (created or rolled), shown this once. */
+function showNewKey(data) {
+  $('new-key-value').textContent = data.key;
+  const replaces = $('new-key-replaces');
+  replaces.hidden = !data.replaces;
+  replaces.textContent = data.replaces ? `It replaces ${data.replaces.id}, which keeps working until ${formatTime(data.replaces.expiresAt)} (UTC).` : '';
+  $('new-key').hidden = false;
+}
+
+let rolling = null;
+
+function openRoll(key) {
+  rolling = key;
+  $('roll-key-id').textContent = key.id;
+  $('roll-form').reset();
+  $('roll-dialog').showModal();
+}
+
+async function rollKey(event) {
+  event.preventDefault();
+  const key = rolling;
+  $('roll-dialog').close();
+  if (!key) return;
+  const gracePeriodSeconds = Number($('roll-grace').value) * Number($('roll-grace-unit').value);
+  try {
+    const { data } = await api('POST', `/admin/keys/${encodeURIComponent(key.id)}/roll`, { gracePeriodSeconds });
+    await showAccount(currentAccount.id);
+    showNewKey(data);
+    status(`Key ${key.id} rolled: the new key is ${data.id}.`);
   } catch (error) {
     status(`Error: ${error.message}`);
   }
@@ -430,7 +486,9 @@ function start() {
     else void route();
   });
   $('plan-form').addEventListener('submit', (event) => void savePlan(event));
-  $('create-key').addEventListener('click', () => void createKey());
+  $('key-form').addEventListener('submit', (event) => void createKey(event));
+  $('roll-form').addEventListener('submit', (event) => void rollKey(event));
+  $('roll-cancel').addEventListener('click', () => $('roll-dialog').close());
   $('usage-form').addEventListener('submit', (event) => {
     event.preventDefault();
     void route();
