@@ -28,7 +28,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 2,
     sql: `
       -- One row per Idempotency-Key that created a pet, written in the pet's own transaction
-      -- (docs/adr/0017-idempotency-records.md). The answer is kept as it was sent, so a retry gets
+      -- (docs/adr/0019-idempotency-records.md). The answer is kept as it was sent, so a retry gets
       -- the same bytes. created_at is the creating transaction's time on this server (one clock for
       -- every replica); a record older than 24 hours is ignored, replaced when its key comes again,
       -- and removed in batches by the sweeper (the index).
