@@ -48,12 +48,15 @@ export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 /** The Error shape's three fields, derived from its schema (which lets a later version add more: clients ignore them). */
 export type ErrorBody = Pick<FromSchema<ComponentSchema<'Error'>>, 'code' | 'message' | 'status'>;
 
-/** An error meant for the client: its code and message are safe to show. */
-export class ApiError extends Error {
-  readonly status: number;
-
+/**
+ * An error meant for the client, answered in the Error shape with its headers: its code and
+ * message are safe to show. ApiError is ours (a code of the catalogue); the gateway's operator
+ * may add refusals of their own (gateway/src/extensions), answered by the same handler.
+ */
+export class ErrorAnswer extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly code: string,
+    readonly status: number,
     message: string,
     /** Headers the answer must carry, e.g. `Allow` or `Retry-After`. */
     readonly headers: Readonly<Record<string, string>> = {},
@@ -64,16 +67,29 @@ export class ApiError extends Error {
     Error.stackTraceLimit = 0;
     super(message);
     Error.stackTraceLimit = stackTraceLimit;
-    this.name = 'ApiError';
-    this.status = ERROR_CATALOGUE[code];
+    this.name = 'ErrorAnswer';
   }
 
-  toBody(): ErrorBody {
+  toBody(): { code: string; message: string; status: number } {
     return { code: this.code, message: this.message, status: this.status };
   }
 }
 
-export function sendError(res: ServerResponse, error: ApiError): void {
+/** An error of the catalogue above: its status follows from its code. */
+export class ApiError extends ErrorAnswer {
+  declare readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, headers: Readonly<Record<string, string>> = {}) {
+    super(code, ERROR_CATALOGUE[code], message, headers);
+    this.name = 'ApiError';
+  }
+
+  override toBody(): ErrorBody {
+    return super.toBody() as ErrorBody;
+  }
+}
+
+export function sendError(res: ServerResponse, error: ErrorAnswer): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   sendJson(res, error.status, error.toBody());
 }
@@ -141,7 +157,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    const known = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
+    const known = err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
     if (known) {
       sendError(res, known);
       return;
