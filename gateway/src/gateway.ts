@@ -16,7 +16,7 @@ import { PORTAL_AUDIT_ENTRIES_KEPT, SeparatedAuditLog } from './audit/separated-
 import { KeyUseRecorder } from './usage/key-use';
 import { RedisUsageBoard } from './usage/redis-usage-board';
 import { LocalUsageBoard, type UsageBoard } from './usage/usage-board';
-import { createApp, type PublicApp } from './app';
+import { createApp } from './app';
 import { redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { createLimiter } from './limits';
 import { FailoverLimiter } from './limits/failover-limiter';
@@ -39,7 +39,7 @@ export interface GatewayDeps {
 
 export interface Gateway {
   /** The public port's request listener (`/v1`, `/docs`, `/portal`, health). */
-  readonly publicApp: PublicApp;
+  readonly publicApp: Express;
   /** The admin port's app (ops API, `/metrics`). */
   readonly adminApp: Express;
   readonly accounts: AccountService;
