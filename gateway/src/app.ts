@@ -11,6 +11,9 @@ import type { KeySubject, LimitDecision, Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
 import { authenticate, type KeyCache } from './pipeline/authenticate';
 import { markDeprecated } from './pipeline/deprecation';
+import { browserAccess } from './pipeline/cors';
+import { operatorStages } from './extensions/operator-middleware';
+import { absoluteLinks } from './links/public-links';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
 import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
@@ -23,7 +26,7 @@ import type { Forwarder } from './upstream/forwarder';
 import type { LookupGate } from './accounts/lookup-gate';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl' | 'corsOrigins'>;
   logger: Logger;
   /** Where the one line per request goes (default: `logger`). */
   accessLogger?: Logger;
@@ -38,6 +41,8 @@ export interface PublicAppDeps {
   onKeyDecision?: (subject: KeySubject, decision: LimitDecision) => void;
   /** The developer portal (`portal/`), mounted at /portal: outside /v1, so its pages never count against an API quota. */
   portal?: RequestHandler;
+  /** The operator's own middleware (`GATEWAY_MIDDLEWARE`, docs/extending.md), in order. */
+  operatorMiddleware?: readonly RequestHandler[];
 }
 
 /**
@@ -45,15 +50,17 @@ export interface PublicAppDeps {
  * error handler that answers every refusal in the Error shape.
  *
  * `/v1` is an Express router; its middleware, one file each in `pipeline/`, run in this fixed order:
- * request id → deprecation headers → authenticate (from the key caches) → look up a key the
+ * request id → [absolute links, with PUBLIC_BASE_URL] → deprecation headers → [browsers, with
+ * CORS_ORIGINS: a preflight answered here] → authenticate (from the key caches) → look up a key the
  * caches do not know (when the look-up gate lets it: at once within the client's look-up budget,
  * else in the replica's queue) → rate limit (the account's windows, or the anonymous budget) →
- * [interface description, on its path] → require a key → route → read body → proxy (with the
- * internal token in place of the key). What they tell each other is on `res.locals`
+ * [interface description, on its path] → require a key → [the operator's middleware, with
+ * GATEWAY_MIDDLEWARE] → route → read body → proxy (with the internal token in place of the key).
+ * The bracketed ones are mounted only when configured. What they tell each other is on `res.locals`
  * (`pipeline/locals.ts`). Minted keys cost bounded store work; a valid key is never refused for it.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, accessLogger = logger, forwarder, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
+export function createApp({ config, logger, accessLogger = logger, forwarder, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal, operatorMiddleware = [] }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // The gateway's own answers are errors and small documents: an ETag (a hash of each body) buys nothing.
@@ -88,13 +95,20 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
 
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
   const v1 = express.Router({ caseSensitive: true });
+  const links = absoluteLinks(config.publicBaseUrl);
+  if (links) v1.use(links);
   v1.use(markDeprecated);
+  // After the deprecation headers (a preflight of the deprecated path carries them too), before
+  // authentication: a preflight needs no key and costs no quota.
+  const browsers = browserAccess(config.corsOrigins);
+  if (browsers) v1.use(browsers);
   v1.use(authenticate(keys, config.apiEnvironment));
   v1.use(lookUpKey(keys, lookups, config.anonIpv6PrefixLength));
   v1.use(rateLimit(limits));
   // The interface description is public: rate limited like everything under /v1, but no key needed.
   v1.all('/openapi.json', serveInterfaceDescription(document));
   v1.use(requireKey);
+  for (const stage of operatorStages(operatorMiddleware)) v1.use(stage);
   v1.use(route);
   v1.use(readBody({ timeoutMs: config.bodyTimeoutMs }));
   v1.use(proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { MemoryAccountStore } from './accounts/memory-account-store';
@@ -35,6 +35,8 @@ export interface GatewayDeps {
   portalTuning?: PortalTuning;
   /** What `/metrics` answers (default: this process's registry); a worker asks the primary for every worker's sum. */
   scrapeMetrics?: (registry: Registry) => Promise<string>;
+  /** The operator's middleware (`GATEWAY_MIDDLEWARE`, loaded by `extensions/load-middleware.ts`), mounted in /v1 in this order. */
+  operatorMiddleware?: readonly RequestHandler[];
 }
 
 export interface Gateway {
@@ -62,7 +64,7 @@ export interface Gateway {
  * limiter, key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
   const target = redisTargetOf(config);
   let redis: RedisClient | undefined;
   let store: AccountStore;
@@ -122,6 +124,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       limiter,
       metrics,
       portal: portal.router,
+      operatorMiddleware,
       lifecycle: {
         get draining() {
           return gateway.draining;

@@ -1,5 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ErrorAnswer } from '../../../shared/src/errors';
+import type { PlanName } from '../accounts/types';
+import { v1Locals } from '../pipeline/locals';
 
 /**
  * One of the operator's middleware (docs/extending.md) as the `/v1` router runs it: what it passes
@@ -33,3 +35,26 @@ export function operatorRefusal(error: unknown): ErrorAnswer | undefined {
   if (typeof code !== 'string' || code === '') return undefined;
   return new ErrorAnswer(code, status, typeof message === 'string' ? message : '');
 }
+
+/** The caller, for the operator's middleware: `res.locals.apiKey`. */
+export interface ApiKeyLocals {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly plan: PlanName;
+}
+
+/**
+ * The `/v1` middleware that run the operator's own, in order, after authentication and rate
+ * limiting (the caller is known and counted): first `res.locals.apiKey`, then each of theirs.
+ * None at all when the operator has none.
+ */
+export function operatorStages(middleware: readonly RequestHandler[]): RequestHandler[] {
+  if (middleware.length === 0) return [];
+  return [exposeApiKey, ...middleware.map(mountOperatorMiddleware)];
+}
+
+const exposeApiKey: RequestHandler = (_req, res, next) => {
+  const { principal } = v1Locals(res);
+  if (principal) res.locals.apiKey = Object.freeze<ApiKeyLocals>({ accountId: principal.accountId, keyId: principal.keyId, plan: principal.plan });
+  next();
+};
