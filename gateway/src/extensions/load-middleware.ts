@@ -17,15 +17,16 @@ export async function loadOperatorMiddleware(modules: readonly string[], working
   const loaded: RequestHandler[] = [];
   for (const given of modules) {
     const file = path.resolve(workingDirectory, given);
+    const named = file === given ? `"${given}"` : `"${given}" (${file})`;
     let namespace: unknown;
     try {
       namespace = await import(pathToFileURL(file).href);
     } catch (error) {
-      problems.push(`GATEWAY_MIDDLEWARE: the module "${given}" (${file}) could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(`GATEWAY_MIDDLEWARE: the module ${named} could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
       continue;
     }
     const middleware = middlewareOf(defaultExportOf(namespace));
-    if (typeof middleware === 'string') problems.push(`GATEWAY_MIDDLEWARE: the module "${given}" (${file}) ${middleware}`);
+    if (typeof middleware === 'string') problems.push(`GATEWAY_MIDDLEWARE: the module ${named} ${middleware}`);
     else loaded.push(...middleware);
   }
   if (problems.length > 0) throw new ConfigError(problems);
