@@ -19,7 +19,7 @@ import { readBody } from './pipeline/read-body';
 import { requireKey } from './pipeline/require-key';
 import { route } from './pipeline/route';
 import { internalAuthorization } from './pipeline/sign-internal-token';
-import type { Forwarder } from './upstream/forwarder';
+import type { PetsProxy } from './upstream/pets-proxy';
 import type { LookupGate } from './accounts/lookup-gate';
 
 export interface PublicAppDeps {
@@ -27,7 +27,7 @@ export interface PublicAppDeps {
   logger: Logger;
   /** Where the one line per request goes (default: `logger`). */
   accessLogger?: Logger;
-  forwarder: Forwarder;
+  petsProxy: PetsProxy;
   keys: KeyCache & KeyLookup;
   /** When a key the caches do not know may be looked up (`accounts/lookup-gate.ts`). */
   lookups: Pick<LookupGate, 'admission'>;
@@ -53,7 +53,7 @@ export interface PublicAppDeps {
  * (`pipeline/locals.ts`). Minted keys cost bounded store work; a valid key is never refused for it.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, accessLogger = logger, forwarder, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
+export function createApp({ config, logger, accessLogger = logger, petsProxy, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // The gateway's own answers are errors and small documents: an ETag (a hash of each body) buys nothing.
@@ -97,7 +97,7 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
   v1.use(requireKey);
   v1.use(route);
   v1.use(readBody({ timeoutMs: config.bodyTimeoutMs }));
-  v1.use(proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
+  v1.use(proxyToPets({ petsProxy, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
   app.use('/v1', v1);
 
   app.use(notFoundHandler);
