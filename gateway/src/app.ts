@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ApiError, errorHandler, notAllowed, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import { interfaceDescriptionFor } from '../../shared/src/openapi';
-import type { Lifecycle } from '../../shared/src/http-server';
+import { continueIfExpected, type Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
 import { interactiveDocs } from './docs/interactive-docs';
@@ -84,7 +84,8 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   app.use('/docs', guardDocs, ...interactiveDocs(document, { title: 'Animal Store API' }));
 
   // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
-  if (portal) app.use('/portal', portal);
+  // Its forms are read without conditions of their own: a client waiting for 100 Continue gets it at once.
+  if (portal) app.use('/portal', sendContinue, portal);
 
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
   const v1 = express.Router({ caseSensitive: true });
@@ -104,6 +105,12 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   app.use(errorHandler(logger));
   return app;
 }
+
+/** Answers `Expect: 100-continue` at once (what Node does when the server leaves it to Node). */
+const sendContinue: RequestHandler = (req, res, next) => {
+  continueIfExpected(req, res);
+  next();
+};
 
 /**
  * `/docs` is read-only and its paths are plain file names. swagger-ui-express answers any method
