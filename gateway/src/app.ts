@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ApiError, errorHandler, notAllowed, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import { interfaceDescriptionFor } from '../../shared/src/openapi';
-import type { Lifecycle } from '../../shared/src/http-server';
+import { continueIfExpected, type Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
 import { interactiveDocs } from './docs/interactive-docs';
@@ -22,7 +22,7 @@ import { readBody } from './pipeline/read-body';
 import { requireKey } from './pipeline/require-key';
 import { route } from './pipeline/route';
 import { internalAuthorization } from './pipeline/sign-internal-token';
-import type { Forwarder } from './upstream/forwarder';
+import type { PetsProxy } from './upstream/pets-proxy';
 import type { LookupGate } from './accounts/lookup-gate';
 
 export interface PublicAppDeps {
@@ -30,7 +30,7 @@ export interface PublicAppDeps {
   logger: Logger;
   /** Where the one line per request goes (default: `logger`). */
   accessLogger?: Logger;
-  forwarder: Forwarder;
+  petsProxy: PetsProxy;
   keys: KeyCache & KeyLookup;
   /** When a key the caches do not know may be looked up (`accounts/lookup-gate.ts`). */
   lookups: Pick<LookupGate, 'admission'>;
@@ -60,7 +60,7 @@ export interface PublicAppDeps {
  * (`pipeline/locals.ts`). Minted keys cost bounded store work; a valid key is never refused for it.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, accessLogger = logger, forwarder, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal, operatorMiddleware = [] }: PublicAppDeps): Express {
+export function createApp({ config, logger, accessLogger = logger, petsProxy, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal, operatorMiddleware = [] }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // The gateway's own answers are errors and small documents: an ETag (a hash of each body) buys nothing.
@@ -91,7 +91,8 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
   app.use('/docs', guardDocs, ...interactiveDocs(document, { title: 'Animal Store API' }));
 
   // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
-  if (portal) app.use('/portal', portal);
+  // Its forms are read without conditions of their own: a client waiting for 100 Continue gets it at once.
+  if (portal) app.use('/portal', sendContinue, portal);
 
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
   const v1 = express.Router({ caseSensitive: true });
@@ -111,13 +112,19 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
   for (const stage of operatorStages(operatorMiddleware)) v1.use(stage);
   v1.use(route);
   v1.use(readBody({ timeoutMs: config.bodyTimeoutMs }));
-  v1.use(proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
+  v1.use(proxyToPets({ petsProxy, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
   app.use('/v1', v1);
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;
 }
+
+/** Answers `Expect: 100-continue` at once (what Node does when the server leaves it to Node). */
+const sendContinue: RequestHandler = (req, res, next) => {
+  continueIfExpected(req, res);
+  next();
+};
 
 /**
  * `/docs` is read-only and its paths are plain file names. swagger-ui-express answers any method

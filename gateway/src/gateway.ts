@@ -24,7 +24,7 @@ import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
-import { Forwarder } from './upstream/forwarder';
+import { createPetsProxy } from './upstream/pets-proxy';
 import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
@@ -110,7 +110,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
-  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
+  const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
   const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning });
 
   const gateway: Gateway = {
@@ -118,7 +118,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       config,
       logger,
       accessLogger,
-      forwarder,
+      petsProxy,
       keys,
       lookups,
       limiter,

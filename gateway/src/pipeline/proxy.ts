@@ -1,11 +1,11 @@
 import { PUBLIC_PATH_PREFIX } from '../../../shared/src/settings';
-import type { Forwarder } from '../upstream/forwarder';
+import type { PetsProxy } from '../upstream/pets-proxy';
 import { upstreamRequestHeaders } from '../upstream/hop-by-hop';
 import type { RequestHandler } from 'express';
 import { routeOf, v1Locals } from './locals';
 
 export interface ProxyOptions {
-  forwarder: Forwarder;
+  petsProxy: PetsProxy;
   /** Whether the client's X-Forwarded-For may be extended (TRUST_PROXY set) or is replaced. */
   trustForwarded: boolean;
   /** Sets the internal token naming the account (the sign-internal-token stage's work). */
@@ -17,7 +17,7 @@ export interface ProxyOptions {
  * the raw URL), with the body the read-body stage already holds, the client's end-to-end headers,
  * the gateway's own X-Forwarded-* and the internal token in place of the client's key.
  */
-export function proxyToPets({ forwarder, trustForwarded, internalAuthorization }: ProxyOptions): RequestHandler {
+export function proxyToPets({ petsProxy, trustForwarded, internalAuthorization }: ProxyOptions): RequestHandler {
   return (req, res, next) => {
     const route = routeOf(req, res);
     const { principal, body } = v1Locals(res);
@@ -33,7 +33,11 @@ export function proxyToPets({ forwarder, trustForwarded, internalAuthorization }
     headers['x-forwarded-proto'] = req.protocol;
     headers['x-forwarded-prefix'] = PUBLIC_PATH_PREFIX;
     headers.authorization = internalAuthorization(principal.accountId);
-    forwarder.forward({ res, log: req.log }, { method: req.method, path: `${route.forwardPath}${searchOf(req.url)}`, headers, body }, next);
+    if (body) headers['content-length'] = String(body.length);
+    // What http-proxy sends is the request as it stands: these headers, this path.
+    req.headers = headers;
+    req.url = `${route.forwardPath}${searchOf(req.url)}`;
+    petsProxy(req, res, next, body);
   };
 }
 
