@@ -6,7 +6,7 @@ import type { RequestHandler } from 'express';
  * What scripts on a listed origin may read of an answer besides the CORS-safelisted fields: the
  * rate-limit fields, Retry-After, the request id, links, deprecation, and whether a create was replayed.
  */
-export const EXPOSED_HEADERS = [
+const EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
@@ -21,11 +21,11 @@ export const EXPOSED_HEADERS = [
   'Idempotent-Replayed',
 ];
 /** What a page may send: the key, a JSON body, an idempotent create, its own request id. */
-export const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id'];
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id'];
 /** The methods `/v1` serves. */
-export const ALLOWED_METHODS = ['GET', 'HEAD', 'POST'];
+const ALLOWED_METHODS = ['GET', 'HEAD', 'POST'];
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium caps it at 7200). */
-export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
  * Browsers (`CORS_ORIGINS`, CONTRACT "Browsers (CORS)"), on the `cors` package; the first of the
