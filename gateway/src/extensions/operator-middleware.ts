@@ -9,7 +9,7 @@ import { v1Locals } from '../pipeline/locals';
  * and a string `code` as a refusal of the operator's own (`operatorRefusal`), anything else as a
  * fault (500 `internal_error`, logged). `next('route')` and `next('router')` keep their meaning.
  */
-export function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
+function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const pass = (error?: unknown): void => {
       if (error === undefined || error === null || error === 'route' || error === 'router') next(error as undefined);
