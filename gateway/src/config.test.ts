@@ -237,4 +237,22 @@ describe('gateway configuration', () => {
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, GATEWAY_WORKERS: '2' })).toEqual([expect.stringMatching(/^GATEWAY_WORKERS is 2, but without REDIS_URL or REDIS_CLUSTER_NODES/)]);
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, GATEWAY_WORKERS: '0', REDIS_URL: 'redis://r:6379' })).toEqual([expect.stringMatching(/^GATEWAY_WORKERS/)]);
   });
+
+  it('when CORS_ORIGINS is set, then each entry is kept as the origin a browser sends, and anything else is named', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).corsOrigins).toEqual([]);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, CORS_ORIGINS: 'https://App.Example.com, http://localhost:3000,https://a.example:443' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+      'https://a.example',
+    ]);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, CORS_ORIGINS: 'https://ok.example,app.example.com,https://a.example/,*,ftp://f.example,' })).toEqual([
+      'CORS_ORIGINS must be a comma-separated list of origins, scheme://host[:port] with http or https and no path (e.g. https://app.example.com), but "app.example.com", "https://a.example/", "*", "ftp://f.example", "" are not',
+    ]);
+  });
+
+  it('when GATEWAY_MIDDLEWARE is set, then its module paths are kept in order, and an empty entry is refused', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).gatewayMiddleware).toEqual([]);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, GATEWAY_MIDDLEWARE: './plugins/a.js, /opt/b.mjs' }).gatewayMiddleware).toEqual(['./plugins/a.js', '/opt/b.mjs']);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, GATEWAY_MIDDLEWARE: './a.js,,./b.js' })).toEqual([expect.stringMatching(/^GATEWAY_MIDDLEWARE must be a comma-separated list of module paths/)]);
+  });
 });

@@ -45,6 +45,10 @@ export interface GatewayConfig extends SharedSettings {
   portalSignup: PortalSignup;
   /** `GATEWAY_WORKERS`: processes serving both ports (node:cluster); more than 1 needs Redis. */
   workers: number;
+  /** `CORS_ORIGINS`: the origins (`https://app.example.com`) whose pages may call /v1; empty: no CORS headers at all. */
+  corsOrigins: readonly string[];
+  /** `GATEWAY_MIDDLEWARE`: the operator's middleware modules, as given (relative to the working directory, or absolute), in order. */
+  gatewayMiddleware: readonly string[];
 }
 
 export const PORTAL_SIGNUP_MODES = ['open', 'closed'] as const;
@@ -85,6 +89,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     opsFlushIntervalMs: read.integer('OPS_FLUSH_INTERVAL_MS', 1_000, { min: 100, max: 60_000 }),
     portalSignup: read.oneOf('PORTAL_SIGNUP', 'open', PORTAL_SIGNUP_MODES),
     workers: read.integer('GATEWAY_WORKERS', 1, { min: 1, max: 64 }),
+    corsOrigins: parseCorsOrigins(read),
+    gatewayMiddleware: parseModuleList(read),
   };
   if (config.workers > 1 && config.redisUrl === undefined && config.redisClusterNodes === undefined) {
     read.problem(
@@ -167,6 +173,47 @@ function parseAllowedHosts(read: EnvReader): string[] {
     return [];
   }
   return names;
+}
+
+/**
+ * `CORS_ORIGINS=https://app.example.com,http://localhost:3000`: each an origin as a browser sends it
+ * in `Origin` (http or https, a host, an optional port; no path, not even `/`), kept in that
+ * serialised form (lower-case host, no default port) so that matching is a plain comparison.
+ */
+function parseCorsOrigins(read: EnvReader): string[] {
+  const raw = read.string('CORS_ORIGINS');
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const origins = entries.map(originOf);
+  const invalid = entries.filter((_, i) => origins[i] === undefined);
+  if (invalid.length > 0) {
+    read.problem(
+      `CORS_ORIGINS must be a comma-separated list of origins, scheme://host[:port] with http or https and no path (e.g. https://app.example.com), but ${invalid.map((e) => `"${e}"`).join(', ')} ${invalid.length === 1 ? 'is not one' : 'are not'}`,
+    );
+    return [];
+  }
+  return [...new Set(origins as string[])];
+}
+
+function originOf(entry: string): string | undefined {
+  if (!/^https?:\/\/[^/?#@]+$/i.test(entry)) return undefined;
+  try {
+    return new URL(entry).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `GATEWAY_MIDDLEWARE=./plugins/a.js,/opt/b.mjs`: module paths; an empty entry is a mistake, not "nothing". */
+function parseModuleList(read: EnvReader): string[] {
+  const raw = read.string('GATEWAY_MIDDLEWARE');
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.some((entry) => entry === '')) {
+    read.problem(`GATEWAY_MIDDLEWARE must be a comma-separated list of module paths, but it holds an empty entry: "${raw}"`);
+    return [];
+  }
+  return entries;
 }
 
 function parseClusterNodes(read: EnvReader): ClusterNode[] | undefined {

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { MemoryAccountStore } from './accounts/memory-account-store';
@@ -16,7 +16,7 @@ import { PORTAL_AUDIT_ENTRIES_KEPT, SeparatedAuditLog } from './audit/separated-
 import { KeyUseRecorder } from './usage/key-use';
 import { RedisUsageBoard } from './usage/redis-usage-board';
 import { LocalUsageBoard, type UsageBoard } from './usage/usage-board';
-import { createApp, type PublicApp } from './app';
+import { createApp } from './app';
 import { redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { createLimiter } from './limits';
 import { FailoverLimiter } from './limits/failover-limiter';
@@ -24,7 +24,7 @@ import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
-import { Forwarder } from './upstream/forwarder';
+import { createPetsProxy } from './upstream/pets-proxy';
 import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
@@ -35,11 +35,13 @@ export interface GatewayDeps {
   portalTuning?: PortalTuning;
   /** What `/metrics` answers (default: this process's registry); a worker asks the primary for every worker's sum. */
   scrapeMetrics?: (registry: Registry) => Promise<string>;
+  /** The operator's middleware (`GATEWAY_MIDDLEWARE`, loaded by `extensions/load-middleware.ts`), mounted in /v1 in this order. */
+  operatorMiddleware?: readonly RequestHandler[];
 }
 
 export interface Gateway {
   /** The public port's request listener (`/v1`, `/docs`, `/portal`, health). */
-  readonly publicApp: PublicApp;
+  readonly publicApp: Express;
   /** The admin port's app (ops API, `/metrics`). */
   readonly adminApp: Express;
   readonly accounts: AccountService;
@@ -62,7 +64,7 @@ export interface Gateway {
  * limiter, key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
   const target = redisTargetOf(config);
   let redis: RedisClient | undefined;
   let store: AccountStore;
@@ -108,7 +110,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
-  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
+  const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
   const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning });
 
   const gateway: Gateway = {
@@ -116,12 +118,13 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       config,
       logger,
       accessLogger,
-      forwarder,
+      petsProxy,
       keys,
       lookups,
       limiter,
       metrics,
       portal: portal.router,
+      operatorMiddleware,
       lifecycle: {
         get draining() {
           return gateway.draining;

@@ -3,11 +3,12 @@
  * public port and the admin port), the start banner and the stop on SIGTERM/SIGINT.
  */
 import cluster from 'node:cluster';
-import { loadOrExit } from '../../shared/src/env';
+import { loadOrExit, loadOrExitAsync } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
 import type { AccountService } from './admin/account-service';
 import { loadGatewayConfig, redisTargetOf, storeKindOf, type GatewayConfig } from './config';
+import { loadOperatorMiddleware } from './extensions/load-middleware';
 import { createGateway } from './gateway';
 import { announceReady, offerMetricsToPrimary, runPrimary, scrapeThroughPrimary } from './workers';
 
@@ -23,6 +24,9 @@ function serverTimeouts(config: GatewayConfig): ServerTimeouts {
 
 async function main(): Promise<void> {
   const config = loadOrExit(() => loadGatewayConfig(process.env), 'gateway');
+  // Loaded by every process, the primary of several workers too: a module that cannot load stops
+  // the start-up at once, naming it, instead of failing in each worker.
+  const operatorMiddleware = await loadOrExitAsync(() => loadOperatorMiddleware(config.gatewayMiddleware), 'gateway');
   const logFormat = logFormatOfStdout(config.production);
   const logger = createLogger('gateway', config.logLevel, logFormat);
   if (config.workers > 1 && cluster.isPrimary) {
@@ -39,11 +43,13 @@ async function main(): Promise<void> {
   const gateway = await createGateway(config, {
     logger,
     accessLogger: createAccessLogger('gateway', config.logLevel, logFormat),
+    operatorMiddleware,
     scrapeMetrics: worker ? scrapeThroughPrimary() : undefined,
   });
   if (worker) offerMetricsToPrimary(gateway.metrics.registry);
 
-  const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway);
+  // /v1 sends 100 Continue only once the key and the limits have passed (readBody); /docs and /portal at once.
+  const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway, { continueByApplication: true });
   const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway);
   await publicServer.listen(config.port, config.host);
   await adminServer.listen(config.adminPort, config.adminHost);

@@ -75,7 +75,7 @@ describe('PrincipalResolver with the in-process store', () => {
 
   it('when a valid key is resolved, then the principal carries the key, the account and the plan quotas', async () => {
     const { account, key } = await withKey(service, 'pro');
-    expect(await resolver.resolve(key.key)).toEqual({ keyId: key.id, accountId: account.id, quotas: { perMinute: 300, perDay: 10_000 }, access: 'read-write', expiresAt: null, replacedBy: null });
+    expect(await resolver.resolve(key.key)).toEqual({ keyId: key.id, accountId: account.id, plan: 'pro', quotas: { perMinute: 300, perDay: 10_000 }, access: 'read-write', expiresAt: null, replacedBy: null });
   });
 
   it('when a key was resolved once, then the second resolve makes no store call', async () => {

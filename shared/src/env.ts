@@ -171,10 +171,23 @@ export function loadOrExit<T>(load: () => T, processName: string): T {
   try {
     return load();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${processName}: refusing to start, ${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+    return exitOnConfigError(error, processName);
   }
+}
+
+/** `loadOrExit` for what takes time to load (modules named in the configuration). */
+export async function loadOrExitAsync<T>(load: () => Promise<T>, processName: string): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    return exitOnConfigError(error, processName);
+  }
+}
+
+function exitOnConfigError(error: unknown, processName: string): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${processName}: refusing to start, ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
 }

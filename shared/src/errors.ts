@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Logger } from 'pino';
@@ -48,12 +48,15 @@ export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 /** The Error shape's three fields, derived from its schema (which lets a later version add more: clients ignore them). */
 export type ErrorBody = Pick<FromSchema<ComponentSchema<'Error'>>, 'code' | 'message' | 'status'>;
 
-/** An error meant for the client: its code and message are safe to show. */
-export class ApiError extends Error {
-  readonly status: number;
-
+/**
+ * An error meant for the client, answered in the Error shape with its headers: its code and
+ * message are safe to show. ApiError is ours (a code of the catalogue); the gateway's operator
+ * may add refusals of their own (gateway/src/extensions), answered by the same handler.
+ */
+export class ErrorAnswer extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly code: string,
+    readonly status: number,
     message: string,
     /** Headers the answer must carry, e.g. `Allow` or `Retry-After`. */
     readonly headers: Readonly<Record<string, string>> = {},
@@ -64,16 +67,29 @@ export class ApiError extends Error {
     Error.stackTraceLimit = 0;
     super(message);
     Error.stackTraceLimit = stackTraceLimit;
-    this.name = 'ApiError';
-    this.status = ERROR_CATALOGUE[code];
+    this.name = 'ErrorAnswer';
   }
 
-  toBody(): ErrorBody {
+  toBody(): { code: string; message: string; status: number } {
     return { code: this.code, message: this.message, status: this.status };
   }
 }
 
-export function sendError(res: ServerResponse, error: ApiError): void {
+/** An error of the catalogue above: its status follows from its code. */
+export class ApiError extends ErrorAnswer {
+  declare readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, headers: Readonly<Record<string, string>> = {}) {
+    super(code, ERROR_CATALOGUE[code], message, headers);
+    this.name = 'ApiError';
+  }
+
+  override toBody(): ErrorBody {
+    return super.toBody() as ErrorBody;
+  }
+}
+
+export function sendError(res: ServerResponse, error: ErrorAnswer): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   sendJson(res, error.status, error.toBody());
 }
@@ -132,8 +148,20 @@ function fromStaticFiles(err: unknown): ApiError | undefined {
 }
 
 /**
+ * Whether the request announced a body that has not arrived in full: nobody read it, and after a
+ * refusal nobody will. Closing the connection with the answer is the only way not to read it
+ * (a keep-alive connection must be read to its next request: a gigabyte, if that is what was announced).
+ */
+function bodyUnread(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
  * The one error handler of both services: client errors in the Error shape,
- * anything unexpected logged with its stack and answered with a generic 500.
+ * anything unexpected logged with its stack and answered with a generic 500. A refusal of a
+ * request whose body is still to come closes the connection: the body is never read.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {
@@ -141,7 +169,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    const known = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
+    if (bodyUnread(req)) res.setHeader('Connection', 'close');
+    const known = err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
     if (known) {
       sendError(res, known);
       return;
@@ -156,9 +185,22 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError('not_found', `No resource at ${req.method} ${req.path}.`));
 };
 
+/** 405 for `method` on `path` (as the client wrote it), naming in `Allow` the methods the path offers. The one way a 405 is built. */
+export function notAllowed(method: string, path: string, allow: string): ApiError {
+  return new ApiError('method_not_allowed', `${method} is not allowed on ${path}; use ${allow}.`, { Allow: allow });
+}
+
+/**
+ * 503 with `Retry-After`: something the answer needs (a store, a queue) cannot be had right now,
+ * and the client may retry shortly. The one way a 503 is built.
+ */
+export function serviceUnavailable(message: string, retryAfterSeconds = 1): ApiError {
+  return new ApiError('service_unavailable', message, { 'Retry-After': String(retryAfterSeconds) });
+}
+
 export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
   const allow = allowed.join(', ');
   return (req, _res, next) => {
-    next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allow}.`, { Allow: allow }));
+    next(notAllowed(req.method, req.path, allow));
   };
 }

@@ -371,6 +371,7 @@ function toPrincipal(hash: string, found: KeyResolution | null): Principal | nul
   return Object.freeze({
     keyId: key.id,
     accountId: account.id,
+    plan: account.plan,
     quotas: Object.freeze({ perMinute, perDay }),
     // Expiry is checked on every request against this (keys/key-policy.ts), so an expired key is
     // refused on time from the cache, with no store round trip; a roll's new expiry comes with the

@@ -117,6 +117,8 @@ export interface KeyResolution {
  * the key policy (keys/key-policy.ts) checks on every request without asking the store.
  */
 export interface Principal extends KeySubject {
+  /** The account's plan, as the key was last read (told to the operator's middleware, `res.locals.apiKey`). */
+  plan: PlanName;
   access: KeyAccess;
   /** Unix ms when the key stops working; null: never. */
   expiresAt: number | null;

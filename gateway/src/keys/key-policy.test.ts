@@ -5,6 +5,7 @@ import { accessRefusal, expiryRefusal } from './key-policy';
 const principal = (overrides: Partial<Principal> = {}): Principal => ({
   keyId: 'key_00000000000000000001',
   accountId: 'acct_00000000000000000001',
+  plan: 'free',
   quotas: { perMinute: 60, perDay: 1_000 },
   access: 'read-write',
   expiresAt: null,

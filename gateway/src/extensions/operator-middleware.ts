@@ -1,0 +1,60 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ErrorAnswer } from '../../../shared/src/errors';
+import type { PlanName } from '../accounts/types';
+import { v1Locals } from '../pipeline/locals';
+
+/**
+ * One of the operator's middleware (docs/extending.md) as the `/v1` router runs it: what it passes
+ * to `next`, throws or rejects with goes on to the error handler, an error with `status` 400–499
+ * and a string `code` as a refusal of the operator's own (`operatorRefusal`), anything else as a
+ * fault (500 `internal_error`, logged). `next('route')` and `next('router')` keep their meaning.
+ */
+function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const pass = (error?: unknown): void => {
+      if (error === undefined || error === null || error === 'route' || error === 'router') next(error as undefined);
+      else next(operatorRefusal(error) ?? error);
+    };
+    try {
+      const result: unknown = middleware(req, res, pass);
+      if (result instanceof Promise) result.catch((error: unknown) => pass(error ?? new Error('an operator middleware rejected with nothing')));
+    } catch (error) {
+      pass(error ?? new Error('an operator middleware threw nothing'));
+    }
+  };
+}
+
+/**
+ * An operator's error meant as an answer: `status` an integer 400–499 and `code` a non-empty
+ * string. The code is the operator's own, beside the documented catalogue; the message is theirs.
+ */
+export function operatorRefusal(error: unknown): ErrorAnswer | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { status, code, message } = error as { status?: unknown; code?: unknown; message?: unknown };
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499) return undefined;
+  if (typeof code !== 'string' || code === '') return undefined;
+  return new ErrorAnswer(code, status, typeof message === 'string' ? message : '');
+}
+
+/** The caller, for the operator's middleware: `res.locals.apiKey`. */
+export interface ApiKeyLocals {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly plan: PlanName;
+}
+
+/**
+ * The `/v1` middleware that run the operator's own, in order, after authentication and rate
+ * limiting (the caller is known and counted): first `res.locals.apiKey`, then each of theirs.
+ * None at all when the operator has none.
+ */
+export function operatorStages(middleware: readonly RequestHandler[]): RequestHandler[] {
+  if (middleware.length === 0) return [];
+  return [exposeApiKey, ...middleware.map(mountOperatorMiddleware)];
+}
+
+const exposeApiKey: RequestHandler = (_req, res, next) => {
+  const { principal } = v1Locals(res);
+  if (principal) res.locals.apiKey = Object.freeze<ApiKeyLocals>({ accountId: principal.accountId, keyId: principal.keyId, plan: principal.plan });
+  next();
+};
