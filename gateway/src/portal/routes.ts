@@ -1,5 +1,5 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { ApiError, notAllowed, serviceUnavailable } from '../../../shared/src/errors';
+import { ApiError, closeIfBodyUnread, notAllowed, serviceUnavailable } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import { sameSecret } from '../keys/api-key';
 import { StoreUnavailableError } from '../store-errors';
@@ -241,6 +241,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     if (res.headersSent) return next(error);
     const refusal = asRefusal(error);
     if (!refusal) return next(error);
+    // A form refused before it was read (too large, a limit) is never read: the connection closes.
+    closeIfBodyUnread(req, res);
     // The JSON endpoint's refusals go to the public port's one error handler, in the Error shape.
     if (isUsageApi(req)) return next(error instanceof ApiError ? error : asApiError(refusal));
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
