@@ -325,8 +325,8 @@ interface Refusal {
 function asRefusal(error: unknown): Refusal | undefined {
   if (error instanceof PortalRefusal) return error;
   if (error instanceof ApiError) return { status: error.status, message: error.message, retryAfterSeconds: numberOr(error.headers['Retry-After']) };
-  if (error instanceof StoreUnavailableError) return { status: 503, message: 'The portal cannot reach its store right now; try again in a moment.', retryAfterSeconds: 1 };
-  if (error instanceof HasherBusyError) return { status: 503, message: 'The portal is very busy right now; try again in a few seconds.', retryAfterSeconds: 5 };
+  if (error instanceof StoreUnavailableError) return asRefusal(serviceUnavailable('The portal cannot reach its store right now; try again in a moment.'));
+  if (error instanceof HasherBusyError) return asRefusal(serviceUnavailable('The portal is very busy right now; try again in a few seconds.', 5));
   if (error instanceof URIError) return { status: 400, message: 'The address holds invalid percent-encoding.' };
   const type = typeof error === 'object' && error !== null && 'type' in error ? (error as { type: unknown }).type : undefined;
   switch (type) {
