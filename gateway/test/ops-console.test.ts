@@ -4,6 +4,7 @@ import request from 'supertest';
 import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '../../shared/src/logger';
 import { CONSOLE_CSP } from '../src/admin/console';
+import { PLAN_NAMES } from '../src/accounts/types';
 import { loadGatewayConfig } from '../src/config';
 import { createGateway, type Gateway } from '../src/gateway';
 import { describeIfBrowser, launchBrowser } from '../../test/helpers/browser';
@@ -69,6 +70,8 @@ describe('ops console over HTTP', () => {
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.text).toContain('<script type="module" src="/console/console.js"></script>');
     expect(page.text).not.toMatch(/<script>|<script type="module">|\son[a-z]+=|style=/);
+    // Both plan menus (the filter and the account's form) list every plan, from the one list.
+    for (const plan of PLAN_NAMES) expect(page.text.split(`<option value="${plan}">`)).toHaveLength(3);
     const script = await request(gateway.adminApp).get('/console/console.js');
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);

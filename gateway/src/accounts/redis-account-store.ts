@@ -1,6 +1,7 @@
 import { connectTarget, createTargetSubscriber, type FeedSubscriber, type RedisClient, type RedisTarget } from '../redis';
+import { ChangeListeners } from './change-listeners';
 import { StoreConflictError } from './errors';
-import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
+import { ORDER_KEY_ID_OFFSET, orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
 import { storeCall } from '../store-errors';
 
@@ -91,12 +92,13 @@ return 1`;
 /**
  * One page of an index. KEYS: the index (creation or one plan's), the search hash.
  * ARGV: where to start (a ZRANGEBYLEX bound: '-' or '(' .. order key), how many to find, the search
- * text ('' matches all), how many entries this call may look at. Returns {exhausted (0/1), the last
+ * text ('' matches all), how many entries this call may look at, where the id starts in an order key
+ * (1-based, from `ORDER_KEY_ID_OFFSET`). Returns {exhausted (0/1), the last
  * order key looked at, the order keys found...}: the caller calls again from the last one looked at
  * until it has enough or the index is exhausted, so no single call holds Redis for long.
  */
 const LIST_ACCOUNTS = `
-local from, wanted, search, budget = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local from, wanted, search, budget, idStart = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local found, last, looked = {}, '', 0
 while looked < budget do
   local chunk = redis.call('ZRANGEBYLEX', KEYS[1], from, '+', 'LIMIT', 0, math.min(256, budget - looked))
@@ -107,7 +109,7 @@ while looked < budget do
     if search == '' then
       found[#found + 1] = orderKey
     else
-      local text = redis.call('HGET', KEYS[2], string.sub(orderKey, 17))
+      local text = redis.call('HGET', KEYS[2], string.sub(orderKey, idStart))
       if text and string.find(text, search, 1, true) then found[#found + 1] = orderKey end
     end
     if #found >= wanted then return {0, last, unpack(found)} end
@@ -137,7 +139,7 @@ redis.call('SADD', KEYS[3], ARGV[3])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1`;
 
-// KEYS: key hash. ARGV: channel, revokedAt, key id. The first revocation time is kept.
+// KEYS: key hash. ARGV: channel, revokedAt, key id. Only an active key gets the time (see AccountStore.revokeKey).
 const REVOKE_KEY = `
 local hash = redis.call('HGET', KEYS[1], 'hash')
 if not hash then return 0 end
@@ -209,7 +211,7 @@ export class RedisAccountStore implements AccountStore {
   private readonly prefix: string;
   private readonly ownsRedis: boolean;
   private readonly listBudget: number;
-  private readonly listeners = new Set<(event: ChangeEvent) => void>();
+  private readonly listeners = new ChangeListeners();
   private readonly subscribed: Promise<void>;
   private hasBeenReady = false;
   private closed = false;
@@ -258,7 +260,7 @@ export class RedisAccountStore implements AccountStore {
     let from = after ? `(${orderKeyOf(after)}` : '-';
     // One more than the page: finding it is what says a next page exists.
     for (;;) {
-      const reply = await this.run(() => this.redis.eval(LIST_ACCOUNTS, 2, index, this.key('accounts:search'), from, limit + 1 - found.length, search, this.listBudget));
+      const reply = await this.run(() => this.redis.eval(LIST_ACCOUNTS, 2, index, this.key('accounts:search'), from, limit + 1 - found.length, search, this.listBudget, ORDER_KEY_ID_OFFSET + 1));
       const [exhausted, last, ...orderKeys] = reply as [number, string, ...string[]];
       found.push(...orderKeys);
       if (exhausted === 1 || found.length > limit || last === '') break;
@@ -415,11 +417,7 @@ export class RedisAccountStore implements AccountStore {
   }
 
   onChange(listener: (event: ChangeEvent) => void): () => void {
-    const wrapped = (event: ChangeEvent) => listener(event);
-    this.listeners.add(wrapped);
-    return () => {
-      this.listeners.delete(wrapped);
-    };
+    return this.listeners.add(listener);
   }
 
   async announce(event: ChangeEvent): Promise<void> {
@@ -450,13 +448,7 @@ export class RedisAccountStore implements AccountStore {
   }
 
   private emit(event: ChangeEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener({ ...event });
-      } catch {
-        // One failing listener must not starve the others.
-      }
-    }
+    this.listeners.emit(event);
   }
 
   /** Connection failures and timeouts become StoreUnavailableError; Redis' own replies (bugs) stay as they are. */

@@ -6,12 +6,24 @@ import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, generateApiKey, hashApiKey, newAcco
 import { maskApiKey } from '../keys/masked-key';
 import type { DailyCount, Limiter, Quotas, WindowName, WindowState } from '../limits/types';
 import { normaliseSearch } from '../accounts/search';
-import type { AccountPatch, KeyRollInput, NewAccountInput, NewKeyInput, PlanNumbers } from './schemas';
+import {
+  DEFAULT_GRACE_PERIOD_SECONDS,
+  validateAccountPatch,
+  validateKeyRoll,
+  validateNewAccount,
+  validateNewKey,
+  validatePlanNumbers,
+  type AccountPatch,
+  type KeyRollInput,
+  type NewAccountInput,
+  type NewKeyInput,
+  type PlanNumbers,
+} from './schemas';
 import { parseRfc3339 } from './rfc3339';
 import {
   DEFAULT_KEY_ACCESS,
-  KEY_ACCESS_LEVELS,
   PLAN_NAMES,
+  PLAN_WITHOUT_NUMBERS,
   type Account,
   type AccountPosition,
   type AccountStore,
@@ -56,12 +68,6 @@ export interface KeyLimits {
 export const KEY_LIMITS: Readonly<KeyLimits> = Object.freeze({ createdPerDay: 20, active: 10, revokedKept: 20, revokedRetentionMs: 30 * 86_400_000 });
 
 const DAY_MS = 86_400_000;
-
-export const MAX_QUOTA = 1_000_000_000;
-export const MAX_NAME_LENGTH = 100;
-/** How long a rolled key may keep working at most (7 days), and by default (1 day). */
-export const MAX_GRACE_PERIOD_SECONDS = 604_800;
-export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
 /** An account as the ops API shows it: effective quotas first, the per-account overrides beside them. */
 export interface AccountView {
@@ -157,9 +163,10 @@ export interface AccountServiceOptions {
 }
 
 /**
- * The ops use cases (admin API and, through it, the CLI and the console). Inputs are expected to
- * have passed the admin schemas (types, ranges, unknown fields); the rules that span fields or need
- * the store live here, so any caller (e.g. the demo account at start-up) gets them too.
+ * The ops use cases (admin API and, through it, the CLI and the console). Inputs are checked with
+ * the admin schemas (`schemas.ts`, where every rule of a single field is stated: types, ranges,
+ * unknown fields), so any caller (e.g. the demo account at start-up, the portal) gets them too; the
+ * rules that span fields or need the store live here.
  * Failures a client can fix are ApiErrors (invalid_body, not_found).
  *
  * Every change is recorded in the audit trail here, with the `actor` the caller names, so no way
@@ -190,17 +197,9 @@ export class AccountService {
   }
 
   async createAccount(input: NewAccountInput, actor = SYSTEM_ACTOR): Promise<AccountView> {
-    const name = checkName(input.name);
-    const plan = checkPlanName(input.plan);
-    const account: Account = {
-      id: newAccountId(),
-      name,
-      plan,
-      perMinute: checkQuota('perMinute', input.perMinute ?? null),
-      perDay: checkQuota('perDay', input.perDay ?? null),
-      email: input.email ?? null,
-      createdAt: this.isoNow(),
-    };
+    const { email = null, ...body } = input;
+    const { name, plan, perMinute = null, perDay = null } = validateNewAccount(body);
+    const account: Account = { id: newAccountId(), name: name.trim(), plan, perMinute, perDay, email, createdAt: this.isoNow() };
     requireEnterpriseNumbers(account);
     await this.store.createAccount(account);
     const { id, createdAt: _createdAt, ...values } = account;
@@ -230,10 +229,7 @@ export class AccountService {
 
   async updateAccount(id: string, patch: AccountPatch, actor = SYSTEM_ACTOR): Promise<AccountView> {
     const account = await this.requireAccount(id);
-    const updated: Account = { ...account };
-    if (patch.plan !== undefined) updated.plan = checkPlanName(patch.plan);
-    if (patch.perMinute !== undefined) updated.perMinute = checkQuota('perMinute', patch.perMinute);
-    if (patch.perDay !== undefined) updated.perDay = checkQuota('perDay', patch.perDay);
+    const updated: Account = { ...account, ...validateAccountPatch(patch) };
     requireEnterpriseNumbers(updated);
     await this.store.updateAccount(updated);
     // Other replicas hear of it through the store's change feed; this one needs no wait.
@@ -254,11 +250,12 @@ export class AccountService {
    * kept, are removed first.
    */
   async createKey(accountId: string, actor = SYSTEM_ACTOR, input: NewKeyInput = {}): Promise<CreatedKey> {
+    const { name, access = DEFAULT_KEY_ACCESS, expiresAt } = validateNewKey(input);
     const account = await this.requireAccount(accountId);
     const settings = {
-      ...(input.name === undefined ? {} : { name: checkName(input.name) }),
-      access: checkAccess(input.access ?? DEFAULT_KEY_ACCESS),
-      ...(input.expiresAt === undefined ? {} : { expiresAt: this.futureTime('expiresAt', input.expiresAt) }),
+      ...(name === undefined ? {} : { name: name.trim() }),
+      access,
+      ...(expiresAt === undefined ? {} : { expiresAt: this.futureTime('expiresAt', expiresAt) }),
     };
     return this.oneAtATime(account.id, async () => {
       const keys = await this.store.listKeys(account.id);
@@ -294,9 +291,9 @@ export class AccountService {
    * and what to do instead.
    */
   async rollKey(keyId: string, input: KeyRollInput = {}, actor = SYSTEM_ACTOR): Promise<RolledKey> {
+    const { gracePeriodSeconds: grace = DEFAULT_GRACE_PERIOD_SECONDS } = validateKeyRoll(input);
     const old = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
     if (!old) throw notFound('key', keyId);
-    const grace = checkGracePeriod(input.gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS);
     // A roll makes a key: it counts against the keys an account may create in a day (rolling the
     // replacement again and again would otherwise be a key factory), but not against the active
     // keys, since the old one is on its way out.
@@ -413,10 +410,11 @@ export class AccountService {
    */
   async setPlan(name: string, numbers: PlanNumbers, actor = SYSTEM_ACTOR): Promise<Plan> {
     if (!(PLAN_NAMES as readonly string[]).includes(name)) throw new ApiError('not_found', `No plan named "${name}"; plans are ${PLAN_NAMES.join(', ')}.`);
-    if (name === 'enterprise') {
-      throw new ApiError('invalid_body', 'The enterprise plan has no numbers of its own: set perMinute and perDay on each enterprise account.');
+    if (name === PLAN_WITHOUT_NUMBERS) {
+      throw new ApiError('invalid_body', `The ${PLAN_WITHOUT_NUMBERS} plan has no numbers of its own: set perMinute and perDay on each ${PLAN_WITHOUT_NUMBERS} account.`);
     }
-    const plan: Plan = { name: name as PlanName, perMinute: requireQuota('perMinute', numbers.perMinute), perDay: requireQuota('perDay', numbers.perDay) };
+    const { perMinute, perDay } = validatePlanNumbers(numbers);
+    const plan: Plan = { name: name as PlanName, perMinute, perDay };
     const before = await this.store.getPlan(plan.name);
     await this.store.setPlan(plan);
     if (before.perMinute !== plan.perMinute || before.perDay !== plan.perDay) {
@@ -528,48 +526,10 @@ function keyValues(record: ApiKeyRecord): AuditValues {
   return { masked: record.masked ?? null, name: record.name ?? null, access: record.access ?? DEFAULT_KEY_ACCESS, expiresAt: record.expiresAt ?? null };
 }
 
-function checkAccess(access: string): KeyAccess {
-  if (!(KEY_ACCESS_LEVELS as readonly string[]).includes(access)) throw new ApiError('invalid_body', `access must be one of ${KEY_ACCESS_LEVELS.map((level) => `"${level}"`).join(', ')}.`);
-  return access as KeyAccess;
-}
-
-function checkGracePeriod(seconds: number): number {
-  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_GRACE_PERIOD_SECONDS) {
-    throw new ApiError('invalid_body', `gracePeriodSeconds must be an integer from 0 to ${MAX_GRACE_PERIOD_SECONDS} (7 days).`);
-  }
-  return seconds;
-}
-
-function checkName(name: string): string {
-  const trimmed = typeof name === 'string' ? name.trim() : '';
-  if (trimmed === '') throw new ApiError('invalid_body', 'name must not be empty or only white space.');
-  if ([...trimmed].length > MAX_NAME_LENGTH) throw new ApiError('invalid_body', `name must have at most ${MAX_NAME_LENGTH} characters.`);
-  return trimmed;
-}
-
-function checkPlanName(plan: string): PlanName {
-  if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new ApiError('invalid_body', `plan must be one of ${PLAN_NAMES.map((p) => `"${p}"`).join(', ')}.`);
-  return plan as PlanName;
-}
-
-function checkQuota(field: 'perMinute' | 'perDay', value: number | null): number | null {
-  if (value === null) return null;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_QUOTA) {
-    throw new ApiError('invalid_body', `${field} must be an integer from 1 to ${MAX_QUOTA}.`);
-  }
-  return value;
-}
-
-function requireQuota(field: 'perMinute' | 'perDay', value: number | null | undefined): number {
-  const quota = checkQuota(field, value ?? null);
-  if (quota === null) throw new ApiError('invalid_body', `${field} is required.`);
-  return quota;
-}
-
 function requireEnterpriseNumbers(account: Account): void {
-  if (account.plan !== 'enterprise') return;
+  if (account.plan !== PLAN_WITHOUT_NUMBERS) return;
   for (const field of ['perMinute', 'perDay'] as const) {
-    if (account[field] === null) throw new ApiError('invalid_body', `${field} is required for an enterprise account (enterprise has no plan numbers).`);
+    if (account[field] === null) throw new ApiError('invalid_body', `${field} is required for an ${PLAN_WITHOUT_NUMBERS} account (${PLAN_WITHOUT_NUMBERS} has no plan numbers).`);
   }
 }
 

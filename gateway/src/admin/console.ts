@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import { methodNotAllowed } from '../../../shared/src/errors';
+import { PLAN_NAMES } from '../accounts/types';
 
 /**
  * The ops console (`GET /console`): a static page, one vanilla JS module and one style sheet, served
@@ -22,8 +23,12 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const FILES: Record<string, { file: string; type: string }> = {
-  '/console': { file: 'index.html', type: 'text/html; charset=utf-8' },
+/** The page's plan menus, from the one list of plans. */
+const PLAN_OPTIONS_MARKER = '<!-- plan options -->';
+const planOptions = PLAN_NAMES.map((plan) => `<option value="${plan}">${plan.charAt(0).toUpperCase()}${plan.slice(1)}</option>`).join('');
+
+const FILES: Record<string, { file: string; type: string; fill?: (text: string) => string }> = {
+  '/console': { file: 'index.html', type: 'text/html; charset=utf-8', fill: (text) => text.replaceAll(PLAN_OPTIONS_MARKER, planOptions) },
   '/console/console.js': { file: 'console.js', type: 'text/javascript; charset=utf-8' },
   '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
   '/console/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
@@ -42,9 +47,10 @@ export function consoleDirectory(from = __dirname): string {
 
 export function consoleRoutes(directory = consoleDirectory()): Router {
   const router = Router({ caseSensitive: true });
-  for (const [route, { file, type }] of Object.entries(FILES)) {
+  for (const [route, { file, type, fill }] of Object.entries(FILES)) {
     // Read once: the files are small, and a missing one stops the gateway at start-up, not a visitor later.
-    const body = readFileSync(path.join(directory, file));
+    const raw = readFileSync(path.join(directory, file));
+    const body = fill ? fill(raw.toString('utf8')) : raw;
     const serve: RequestHandler = (_req, res) => {
       res.setHeader('Content-Type', type);
       res.setHeader('Content-Security-Policy', CONSOLE_CSP);

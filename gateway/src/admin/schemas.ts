@@ -1,13 +1,19 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { createValidator, type Validator } from '../../../shared/src/validation';
-import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './account-service';
 import { KEY_ACCESS_LEVELS, PLAN_NAMES } from '../accounts/types';
 
 /**
  * Admin request bodies: unknown fields are refused, and every message names the field at fault.
  * Their types are derived from these schemas (json-schema-to-ts, compile time only): a field is
- * stated once.
+ * stated once. These are the only statement of the admin input rules: the account service checks
+ * its input with the same validators, whichever way it came in.
  */
+
+export const MAX_QUOTA = 1_000_000_000;
+export const MAX_NAME_LENGTH = 100;
+/** How long a rolled key may keep working at most (7 days), and by default (1 day). */
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
 const quota = { type: 'integer', minimum: 1, maximum: MAX_QUOTA } as const;
 const planName = { type: 'string', enum: [...PLAN_NAMES] } as const;

@@ -1,5 +1,6 @@
 import type { Plan } from '../accounts/types';
-import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, type WindowUsage } from '../admin/account-service';
+import type { WindowUsage } from '../admin/account-service';
+import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH } from '../admin/schemas';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { DailyCount } from '../limits/types';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './credential-rules';

@@ -8,7 +8,6 @@ import { clearSessionCookie, portalCookies, readCookie, setDeviceCookie, setForm
 import type { Html } from './html';
 import { GRACE_UNITS, dashboardPage, logInPage, messagePage, revokePage, rollPage, signUpPage, type DashboardView, type PageContext } from './pages';
 import { HasherBusyError } from './passwords';
-import { MAX_NAME_LENGTH } from '../admin/account-service';
 import type { NewKeyInput } from '../admin/schemas';
 import { PortalRefusal, type Credentials, type PortalService, type StartedSession } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
@@ -272,8 +271,8 @@ const EXPIRY_INPUT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(?:\.\d{1,3})?)?$
 
 /** The create-key form: an optional name, a read-only box, an optional expiry (a datetime-local value, read as UTC). */
 function newKeyForm(req: Request): NewKeyInput {
+  // Its length is the admin schema's rule, checked by the account service.
   const name = field(req, 'name').trim();
-  if ([...name].length > MAX_NAME_LENGTH) throw new PortalRefusal(400, `A key's name may have at most ${MAX_NAME_LENGTH} characters.`);
   const access = field(req, 'access');
   if (access !== '' && access !== 'read-only') throw new PortalRefusal(400, 'The form field "access" may only be "read-only".');
   const expiry = field(req, 'expiresAt').trim();
