@@ -1,6 +1,9 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { createValidator, type Validator } from '../../../shared/src/validation';
 import { KEY_ACCESS_LEVELS, PLAN_NAMES } from '../accounts/types';
+import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './input-limits';
+
+export { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './input-limits';
 
 /**
  * Admin request bodies: unknown fields are refused, and every message names the field at fault.
@@ -8,12 +11,6 @@ import { KEY_ACCESS_LEVELS, PLAN_NAMES } from '../accounts/types';
  * stated once. These are the only statement of the admin input rules: the account service checks
  * its input with the same validators, whichever way it came in.
  */
-
-export const MAX_QUOTA = 1_000_000_000;
-export const MAX_NAME_LENGTH = 100;
-/** How long a rolled key may keep working at most (7 days), and by default (1 day). */
-export const MAX_GRACE_PERIOD_SECONDS = 604_800;
-export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
 const quota = { type: 'integer', minimum: 1, maximum: MAX_QUOTA } as const;
 const planName = { type: 'string', enum: [...PLAN_NAMES] } as const;

@@ -1,6 +1,6 @@
 import type { Plan } from '../accounts/types';
 import type { WindowUsage } from '../admin/account-service';
-import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH } from '../admin/schemas';
+import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH } from '../admin/input-limits';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { DailyCount } from '../limits/types';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './credential-rules';
