@@ -6,7 +6,7 @@ import type { DailyCount } from '../limits/types';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './credential-rules';
 import { html, type Html } from './html';
 import { hasExpired, type Dashboard, type KeyView } from './portal-service';
-import { formatCount, usageChart } from './usage-chart';
+import { formatCount, usageChart } from '../usage/usage-chart';
 
 /**
  * The portal's pages, rendered on the server. Every value goes through `html` (escaped); the only
