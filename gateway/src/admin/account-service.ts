@@ -4,7 +4,7 @@ import { DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/sr
 import { MemoryAuditLog, type AuditLog, type AuditValues, type NewAuditEntry } from '../audit/audit-log';
 import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, generateApiKey, hashApiKey, newAccountId, newKeyId } from '../keys/api-key';
 import { maskApiKey } from '../keys/masked-key';
-import type { DailyCount, Limiter, Quotas, WindowName, WindowState } from '../limits/types';
+import type { Limiter } from '../limits/types';
 import { normaliseSearch } from '../accounts/search';
 import {
   DEFAULT_GRACE_PERIOD_SECONDS,
@@ -20,18 +20,18 @@ import {
   type PlanNumbers,
 } from './schemas';
 import { parseRfc3339 } from './rfc3339';
+import { keyViewOf, usageOf, viewOf, type AccountDetails, type AccountListQuery, type AccountView, type AccountViewPage, type CreatedKey, type KeyView, type RolledKey } from './account-views';
+import { KEY_LIMITS, activeKeys, checkCreatedPerDay, revokedKeysToRemove, type KeyLimits } from './key-limits';
+import { notFound, notRollable } from './refusals';
 import {
   DEFAULT_KEY_ACCESS,
   PLAN_NAMES,
   PLAN_WITHOUT_NUMBERS,
   type Account,
-  type AccountPosition,
   type AccountStore,
   type ApiKeyRecord,
-  type KeyAccess,
   type Plan,
   type PlanName,
-  type RollOutcome,
 } from '../accounts/types';
 
 /** What the ops use cases need from the limiter. */
@@ -47,104 +47,6 @@ export const SYSTEM_ACTOR = 'system';
 
 /** Days of accepted-request history shown with an account. */
 export const HISTORY_DAYS_SHOWN = 30;
-
-/**
- * What one account may do with keys, on every path (portal, admin API, CLI, console): a key is
- * cheap to make and each one costs the store, the caches and the audit trail something, so one
- * account (a portal sign-up in particular) must not be a key factory, nor keep every key it ever
- * revoked. Revoked keys are kept a while (listings and the audit trail name them) and then removed.
- */
-export interface KeyLimits {
-  /** Keys created in any 24 hours. */
-  createdPerDay: number;
-  /** Active (unrevoked) keys held at once. */
-  active: number;
-  /** Revoked keys kept; past it, the oldest revoked ones are removed. */
-  revokedKept: number;
-  /** A revoked key is removed this long after its revocation. */
-  revokedRetentionMs: number;
-}
-
-export const KEY_LIMITS: Readonly<KeyLimits> = Object.freeze({ createdPerDay: 20, active: 10, revokedKept: 20, revokedRetentionMs: 30 * 86_400_000 });
-
-const DAY_MS = 86_400_000;
-
-/** An account as the ops API shows it: effective quotas first, the per-account overrides beside them. */
-export interface AccountView {
-  id: string;
-  name: string;
-  plan: PlanName;
-  perMinute: number | null;
-  perDay: number | null;
-  overrides: { perMinute: number | null; perDay: number | null };
-  email: string | null;
-  createdAt: string;
-}
-
-export interface WindowUsage {
-  used: number;
-  limit: number;
-  remaining: number;
-  /** ISO 8601, UTC. */
-  resetAt: string;
-}
-
-export interface AccountDetails extends AccountView {
-  usage: Record<WindowName, WindowUsage> | null;
-  /** Accepted requests per UTC day, the last HISTORY_DAYS_SHOWN days ending today, oldest first. */
-  history: DailyCount[];
-}
-
-/** An account's key as ops see it: never the key itself. */
-export interface KeyView {
-  id: string;
-  /** What the key is for, as its owner named it; null when unnamed. */
-  name: string | null;
-  /** `ask_live_…Ab12`; null for keys created before masked forms were kept. */
-  masked: string | null;
-  access: KeyAccess;
-  createdAt: string;
-  /** ISO 8601, UTC: when the key stops working (a rolled key: the end of its grace period); null: never. */
-  expiresAt: string | null;
-  /** The id of the key that replaced this one in a roll; null if none did. */
-  replacedBy: string | null;
-  revokedAt: string | null;
-  /** ISO 8601; a few seconds' resolution (see docs/operations.md); null if never used. */
-  lastUsedAt: string | null;
-  /** ISO 8601 end of a temporary ban in force; null when not banned. */
-  bannedUntil: string | null;
-}
-
-export interface AccountListQuery {
-  limit: number;
-  after?: AccountPosition;
-  plan?: PlanName;
-  /** Matched inside the name or the email, without regard to case. */
-  search?: string;
-}
-
-export interface AccountViewPage {
-  accounts: AccountView[];
-  next: AccountPosition | null;
-}
-
-export interface CreatedKey {
-  id: string;
-  /** Shown this once; only its SHA-256 is stored. */
-  key: string;
-  accountId: string;
-  createdAt: string;
-  /** Where the key works: this deployment's environment (`ask_live_` production, `ask_test_` staging). */
-  environment: ApiEnvironment;
-  name: string | null;
-  access: KeyAccess;
-  expiresAt: string | null;
-}
-
-/** A key made by a roll, and the key it replaces with the end of that key's grace period. */
-export interface RolledKey extends CreatedKey {
-  replaces: { id: string; expiresAt: string };
-}
 
 export interface AccountServiceOptions {
   store: AccountStore;
@@ -263,24 +165,15 @@ export class AccountService {
       await this.removeOldRevokedKeys(keys, now);
       const isoNow = new Date(now).toISOString();
       const { active } = this.keyLimits;
-      if (keys.filter((key) => key.revokedAt === null && key.replacedBy === undefined && !(key.expiresAt !== undefined && key.expiresAt <= isoNow)).length >= active) {
+      if (activeKeys(keys, isoNow).length >= active) {
         throw new ApiError('invalid_parameter', `Account ${account.id} already has ${active} active keys, the most an account may hold: revoke one it no longer uses first.`);
       }
-      this.checkCreatedPerDay(account.id, keys, now);
+      checkCreatedPerDay(account.id, keys, now, this.keyLimits);
       const { key, record } = this.newKey(account.id, settings);
       await this.store.addKey(record);
       await this.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
       return this.created(key, record);
     });
-  }
-
-  /** 429 rate_limited (with Retry-After) when the account has created the most keys it may in the last 24 hours (removed keys count too: they were created). */
-  private checkCreatedPerDay(accountId: string, keys: readonly ApiKeyRecord[], now: number): void {
-    const { createdPerDay } = this.keyLimits;
-    const createdToday = keys.map((key) => Date.parse(key.createdAt)).filter((at) => now - at < DAY_MS);
-    if (createdToday.length < createdPerDay) return;
-    const seconds = Math.max(1, Math.ceil((Math.min(...createdToday) + DAY_MS - now) / 1000));
-    throw new ApiError('rate_limited', `Account ${accountId} has created ${createdPerDay} keys in the last 24 hours, the most it may: the next one can be created in ${describeSeconds(seconds)}.`, { 'Retry-After': String(seconds) });
   }
 
   /**
@@ -299,7 +192,7 @@ export class AccountService {
     // keys, since the old one is on its way out.
     return this.oneAtATime(old.accountId, async () => {
       const now = this.now();
-      this.checkCreatedPerDay(old.accountId, await this.store.listKeys(old.accountId), now);
+      checkCreatedPerDay(old.accountId, await this.store.listKeys(old.accountId), now, this.keyLimits);
       const { key, record } = this.newKey(old.accountId, { ...(old.name === undefined ? {} : { name: old.name }), access: old.access ?? DEFAULT_KEY_ACCESS });
       const expiresAt = new Date(now + grace * 1000).toISOString();
       const rolled = await this.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString() });
@@ -329,22 +222,7 @@ export class AccountService {
       // A revoked or expired key is refused before the limiter is asked: any ban it had no longer matters.
       Promise.all(keys.map((key) => (key.revokedAt === null && !(key.expiresAt !== undefined && key.expiresAt <= isoNow) ? this.limiter.bannedUntil({ accountId: account.id, keyId: key.id }, now) : null))),
     ]);
-    return keys.map((key, i) => {
-      const used = lastUsed.get(key.id);
-      const bannedUntil = bans[i];
-      return {
-        id: key.id,
-        name: key.name ?? null,
-        masked: key.masked ?? null,
-        access: key.access ?? DEFAULT_KEY_ACCESS,
-        createdAt: key.createdAt,
-        expiresAt: key.expiresAt ?? null,
-        replacedBy: key.replacedBy ?? null,
-        revokedAt: key.revokedAt,
-        lastUsedAt: used === undefined ? null : new Date(used).toISOString(),
-        bannedUntil: bannedUntil === null || bannedUntil === undefined ? null : new Date(bannedUntil).toISOString(),
-      };
-    });
+    return keys.map((key, i) => keyViewOf(key, lastUsed.get(key.id), bans[i] ?? null));
   }
 
   /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time (and records nothing). */
@@ -365,10 +243,7 @@ export class AccountService {
    * keeps the key's creation and revocation.
    */
   private async removeOldRevokedKeys(keys: readonly ApiKeyRecord[], now: number): Promise<void> {
-    const { revokedKept, revokedRetentionMs } = this.keyLimits;
-    const revoked = keys.filter((key) => key.revokedAt !== null).sort((a, b) => Date.parse(b.revokedAt!) - Date.parse(a.revokedAt!));
-    const expired = revoked.filter((key, i) => i >= revokedKept || now - Date.parse(key.revokedAt!) >= revokedRetentionMs);
-    for (const key of expired) await this.store.removeRevokedKey(key.id);
+    for (const key of revokedKeysToRemove(keys, now, this.keyLimits)) await this.store.removeRevokedKey(key.id);
   }
 
   /** Runs `work` after any earlier key work of the same account in this process has finished. */
@@ -481,46 +356,6 @@ export class AccountService {
   }
 }
 
-function describeSeconds(seconds: number): string {
-  if (seconds < 60) return `${seconds} seconds`;
-  const minutes = Math.ceil(seconds / 60);
-  return minutes < 120 ? `${minutes} minutes` : `${Math.ceil(minutes / 60)} hours`;
-}
-
-function viewOf(account: Account, plan: Plan): AccountView {
-  return {
-    id: account.id,
-    name: account.name,
-    plan: account.plan,
-    perMinute: account.perMinute ?? plan.perMinute,
-    perDay: account.perDay ?? plan.perDay,
-    overrides: { perMinute: account.perMinute, perDay: account.perDay },
-    email: account.email,
-    createdAt: account.createdAt,
-  };
-}
-
-function notFound(what: 'account' | 'key', id: string): ApiError {
-  return new ApiError('not_found', `No ${what} with id "${id}".`);
-}
-
-/** Why a key was not rolled, and what to do instead. */
-function notRollable(keyId: string, { outcome, key }: Exclude<RollOutcome, { outcome: 'rolled' }>): ApiError {
-  switch (outcome) {
-    case 'unknown':
-      return notFound('key', keyId);
-    case 'revoked':
-      return new ApiError('conflict', `Key ${keyId} was revoked at ${key.revokedAt}: a revoked key cannot be rolled. Create a new key instead.`);
-    case 'replaced':
-      return new ApiError(
-        'conflict',
-        `Key ${keyId} was already rolled: its replacement is key ${key.replacedBy} (the old key works until ${key.expiresAt}). Roll ${key.replacedBy} instead, or revoke ${keyId} to end its grace period now.`,
-      );
-    case 'expired':
-      return new ApiError('conflict', `Key ${keyId} expired at ${key.expiresAt}: an expired key cannot be rolled. Create a new key instead.`);
-  }
-}
-
 /** What the audit trail records of a new key: never the key, nor its hash. */
 function keyValues(record: ApiKeyRecord): AuditValues {
   return { masked: record.masked ?? null, name: record.name ?? null, access: record.access ?? DEFAULT_KEY_ACCESS, expiresAt: record.expiresAt ?? null };
@@ -533,24 +368,3 @@ function requireEnterpriseNumbers(account: Account): void {
   }
 }
 
-function usageOf(windows: WindowState[], quotas: Quotas, now: number): Record<WindowName, WindowUsage> {
-  const one = (name: WindowName, limit: number): WindowUsage => {
-    const state = windows.find((window) => window.name === name);
-    if (!state) return { used: 0, limit, remaining: limit, resetAt: new Date(defaultReset(name, now)).toISOString() };
-    return {
-      used: Math.max(0, state.limit - state.remaining),
-      limit: state.limit,
-      remaining: state.remaining,
-      resetAt: new Date(state.resetAtMs).toISOString(),
-    };
-  };
-  return { minute: one('minute', quotas.perMinute), day: one('day', quotas.perDay) };
-}
-
-/** Only used if a limiter reports no state for a window: nothing counted yet, reset at the window's natural end. */
-function defaultReset(name: WindowName, now: number): number {
-  if (name === 'minute') return now + 60_000;
-  const midnight = new Date(now);
-  midnight.setUTCHours(24, 0, 0, 0);
-  return midnight.getTime();
-}

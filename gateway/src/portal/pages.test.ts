@@ -1,4 +1,4 @@
-import type { AccountDetails } from '../admin/account-service';
+import type { AccountDetails } from '../admin/account-views';
 import { dashboardPage, formatInstant, type PageContext } from './pages';
 import type { Dashboard, KeyView } from './portal-service';
 

@@ -1,5 +1,5 @@
 import type { Plan } from '../accounts/types';
-import type { WindowUsage } from '../admin/account-service';
+import type { WindowUsage } from '../admin/account-views';
 import { DEFAULT_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH } from '../admin/input-limits';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { DailyCount } from '../limits/types';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../../shared/src/errors';
 import { STARTER_PLAN, type Plan } from '../accounts/types';
-import { type AccountDetails, type AccountService, type CreatedKey, type KeyView, type RolledKey, type WindowUsage } from '../admin/account-service';
+import type { AccountService } from '../admin/account-service';
+import type { AccountDetails, CreatedKey, KeyView, RolledKey, WindowUsage } from '../admin/account-views';
 import { MAX_NAME_LENGTH, validateKeyRoll, type NewKeyInput } from '../admin/schemas';
 import { parseRfc3339 } from '../admin/rfc3339';
 import type { PortalSignup } from '../config';
