@@ -4,6 +4,7 @@ import { ORDER_KEY_ID_OFFSET, orderKeyOf, positionOf, positionOfOrderKey, search
 import { sortKeys } from './sort';
 import { storeCall } from '../store-errors';
 import { accountFields, eventJson, fromPairs, keyFields, toAccount, toKey, toPlan } from './redis-account-codec';
+import { RedisAccountKeys } from './redis-account-keys';
 import { RedisChangeFeed } from './redis-change-feed';
 import { ADD_KEY, CREATE_ACCOUNT, LIST_ACCOUNTS, LIST_BUDGET, RECORD_KEY_USE, REMOVE_REVOKED_KEY, RESOLVE_KEY, REVOKE_KEY, ROLL_KEY, UPDATE_ACCOUNT } from './redis-account-scripts';
 import {
@@ -28,24 +29,7 @@ const DEFAULT_PREFIX = '{gw}:';
 /**
  * Accounts, keys and plans in Redis (a single server or a cluster), shared by every gateway replica.
  *
- * Layout (prefix `{gw}:` by default):
- * - `{gw}:account:<id>`  hash: id, name, plan, perMinute, perDay, email, createdAt ('' stands for null)
- * - `{gw}:key:<id>`      hash: id, accountId, hash, createdAt, revokedAt ('' while active), and when
- *   set: masked, name, access, expiresAt, replacedBy (a key stored before a field existed lacks it
- *   and reads as the field's default)
- * - `{gw}:keyhash:<sha>` string: the key id, the index authentication uses
- * - `{gw}:account:<id>:keys` set: the ids of the account's keys
- * - `{gw}:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
- * - `{gw}:accounts:created` sorted set, all scores 0, members `orderKeyOf(account)`: every account in
- *   creation order, paged with ZRANGEBYLEX (the listing's index)
- * - `{gw}:accounts:plan:<plan>` the same, one per plan (the plan filter's index)
- * - `{gw}:accounts:search` hash: account id → `searchTextOf(account)` (what `q` is matched against)
- * - `{gw}:keys:last-used` hash: key id → Unix ms of its last recorded use (flushed by the replicas)
- *
- * `{gw}` is a Redis Cluster hash tag: every key of the store is in one slot, so the multi-key
- * scripts, MULTIs and pipelines below work unchanged on a cluster (ADR 0007). Every key this store
- * writes must start with `this.prefix`. The same names on a single Redis make moving to a cluster a
- * copy of the keys.
+ * The names of its Redis keys, and what each holds, are in `redis-account-keys.ts`.
  *
  * The indexes are written in the same script as the account, so they can never disagree with it.
  * Every write and its `ChangeEvent` go out in one Lua script (`redis-account-scripts.ts`) or MULTI,
@@ -69,7 +53,7 @@ export class RedisAccountStore implements AccountStore {
   readonly channel: string;
   private readonly redis: RedisClient;
   private readonly feed: RedisChangeFeed;
-  private readonly prefix: string;
+  private readonly keys: RedisAccountKeys;
   private readonly ownsRedis: boolean;
   private readonly listBudget: number;
   private closed = false;
@@ -77,7 +61,7 @@ export class RedisAccountStore implements AccountStore {
   constructor({ redis, subscriber, prefix = DEFAULT_PREFIX, ownsRedis = false, listBudget = LIST_BUDGET }: RedisAccountStoreOptions) {
     this.redis = redis;
     this.listBudget = listBudget;
-    this.prefix = prefix;
+    this.keys = new RedisAccountKeys(prefix);
     this.ownsRedis = ownsRedis;
     this.channel = `${prefix}changes`;
     this.feed = new RedisChangeFeed(subscriber, this.channel);
@@ -101,19 +85,19 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async listAccounts({ limit, after, plan, search = '' }: AccountQuery): Promise<AccountPage> {
-    const index = plan === undefined ? this.key('accounts:created') : this.planIndexKey(plan);
+    const index = plan === undefined ? this.keys.created : this.keys.planIndex(plan);
     const found: string[] = [];
     let from = after ? `(${orderKeyOf(after)}` : '-';
     // One more than the page: finding it is what says a next page exists.
     for (;;) {
-      const reply = await this.run(() => this.redis.eval(LIST_ACCOUNTS, 2, index, this.key('accounts:search'), from, limit + 1 - found.length, search, this.listBudget, ORDER_KEY_ID_OFFSET + 1));
+      const reply = await this.run(() => this.redis.eval(LIST_ACCOUNTS, 2, index, this.keys.search, from, limit + 1 - found.length, search, this.listBudget, ORDER_KEY_ID_OFFSET + 1));
       const [exhausted, last, ...orderKeys] = reply as [number, string, ...string[]];
       found.push(...orderKeys);
       if (exhausted === 1 || found.length > limit || last === '') break;
       from = `(${last}`;
     }
     const page = found.slice(0, limit).map((orderKey) => positionOfOrderKey(orderKey).id);
-    const replies = page.length === 0 ? [] : await this.run(() => page.reduce((pipeline, id) => pipeline.hgetall(this.accountKey(id)), this.redis.pipeline()).exec());
+    const replies = page.length === 0 ? [] : await this.run(() => page.reduce((pipeline, id) => pipeline.hgetall(this.keys.account(id)), this.redis.pipeline()).exec());
     const accounts = (replies ?? []).map(([error, fields]) => {
       if (error) throw error;
       return toAccount(fields as Record<string, string>);
@@ -123,7 +107,7 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async getAccount(id: string): Promise<Account | null> {
-    const fields = await this.run(() => this.redis.hgetall(this.accountKey(id)));
+    const fields = await this.run(() => this.redis.hgetall(this.keys.account(id)));
     return toAccount(fields);
   }
 
@@ -137,9 +121,9 @@ export class RedisAccountStore implements AccountStore {
       this.redis.eval(
         ADD_KEY,
         3,
-        this.keyKey(key.id),
-        this.hashKey(key.hash),
-        this.accountKeysKey(key.accountId),
+        this.keys.key(key.id),
+        this.keys.keyHash(key.hash),
+        this.keys.accountKeys(key.accountId),
         this.channel,
         eventJson({ type: 'key-added', keyId: key.id, hash: key.hash }),
         key.id,
@@ -151,17 +135,17 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async getKey(id: string): Promise<ApiKeyRecord | null> {
-    const fields = await this.run(() => this.redis.hgetall(this.keyKey(id)));
+    const fields = await this.run(() => this.redis.hgetall(this.keys.key(id)));
     return toKey(fields);
   }
 
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const id = await this.run(() => this.redis.get(this.hashKey(hash)));
+    const id = await this.run(() => this.redis.get(this.keys.keyHash(hash)));
     return id === null ? null : this.getKey(id);
   }
 
   async resolveKey(hash: string): Promise<KeyResolution | null> {
-    const reply = await this.run(() => this.redis.eval(RESOLVE_KEY, 2, this.hashKey(hash), this.plansKey(), this.keyKey(''), this.accountKey('')));
+    const reply = await this.run(() => this.redis.eval(RESOLVE_KEY, 2, this.keys.keyHash(hash), this.keys.plans, this.keys.key(''), this.keys.account('')));
     if (!Array.isArray(reply)) return null;
     const [keyFields, accountFields, storedPlan] = reply as [string[], string[], string | null];
     const key = toKey(fromPairs(keyFields));
@@ -172,9 +156,9 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    const ids = await this.run(() => this.redis.smembers(this.accountKeysKey(accountId)));
+    const ids = await this.run(() => this.redis.smembers(this.keys.accountKeys(accountId)));
     if (ids.length === 0) return [];
-    const replies = await this.run(() => ids.reduce((pipeline, id) => pipeline.hgetall(this.keyKey(id)), this.redis.pipeline()).exec());
+    const replies = await this.run(() => ids.reduce((pipeline, id) => pipeline.hgetall(this.keys.key(id)), this.redis.pipeline()).exec());
     const keys = (replies ?? []).map(([error, fields]) => {
       if (error) throw error;
       return toKey(fields as Record<string, string>);
@@ -183,12 +167,12 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async revokeKey(id: string, at: string): Promise<boolean> {
-    const revoked = await this.run(() => this.redis.eval(REVOKE_KEY, 1, this.keyKey(id), this.channel, at, id));
+    const revoked = await this.run(() => this.redis.eval(REVOKE_KEY, 1, this.keys.key(id), this.channel, at, id));
     return revoked === 1;
   }
 
   async removeRevokedKey(id: string): Promise<boolean> {
-    const removed = await this.run(() => this.redis.eval(REMOVE_REVOKED_KEY, 2, this.keyKey(id), this.key('keys:last-used'), this.channel, id, this.hashKey(''), this.accountKey('')));
+    const removed = await this.run(() => this.redis.eval(REMOVE_REVOKED_KEY, 2, this.keys.key(id), this.keys.lastUsed, this.channel, id, this.keys.keyHash(''), this.keys.account('')));
     return removed === 1;
   }
 
@@ -197,10 +181,10 @@ export class RedisAccountStore implements AccountStore {
       this.redis.eval(
         ROLL_KEY,
         4,
-        this.keyKey(keyId),
-        this.keyKey(replacement.id),
-        this.hashKey(replacement.hash),
-        this.accountKeysKey(replacement.accountId),
+        this.keys.key(keyId),
+        this.keys.key(replacement.id),
+        this.keys.keyHash(replacement.hash),
+        this.keys.accountKeys(replacement.accountId),
         this.channel,
         at,
         expiresAt,
@@ -226,14 +210,14 @@ export class RedisAccountStore implements AccountStore {
     // Batches keep each script call short however many keys one flush carries.
     for (let i = 0; i < pairs.length; i += 1_000) {
       const batch = pairs.slice(i, i + 1_000);
-      await this.run(() => this.redis.eval(RECORD_KEY_USE, 1, this.key('keys:last-used'), ...batch));
+      await this.run(() => this.redis.eval(RECORD_KEY_USE, 1, this.keys.lastUsed, ...batch));
     }
   }
 
   async keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     if (keyIds.length === 0) return found;
-    const times = await this.run(() => this.redis.hmget(this.key('keys:last-used'), ...keyIds));
+    const times = await this.run(() => this.redis.hmget(this.keys.lastUsed, ...keyIds));
     keyIds.forEach((keyId, i) => {
       const at = Number(times[i]);
       if (times[i] !== null && Number.isFinite(at)) found.set(keyId, at);
@@ -242,13 +226,13 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async listPlans(): Promise<Plan[]> {
-    const stored = await this.run(() => this.redis.hgetall(this.plansKey()));
+    const stored = await this.run(() => this.redis.hgetall(this.keys.plans));
     return PLAN_NAMES.map((name) => toPlan(name, stored[name]));
   }
 
   async getPlan(name: PlanName): Promise<Plan> {
     if (!PLAN_NAMES.includes(name)) throw new StoreConflictError(`unknown plan ${String(name)}`);
-    const stored = await this.run(() => this.redis.hget(this.plansKey(), name));
+    const stored = await this.run(() => this.redis.hget(this.keys.plans, name));
     return toPlan(name, stored ?? undefined);
   }
 
@@ -256,7 +240,7 @@ export class RedisAccountStore implements AccountStore {
     if (!PLAN_NAMES.includes(plan.name)) throw new StoreConflictError(`unknown plan ${String(plan.name)}`);
     const numbers = JSON.stringify({ perMinute: plan.perMinute, perDay: plan.perDay });
     const results = await this.run(() =>
-      this.redis.multi().hset(this.plansKey(), plan.name, numbers).publish(this.channel, eventJson({ type: 'plan', plan: plan.name })).exec(),
+      this.redis.multi().hset(this.keys.plans, plan.name, numbers).publish(this.channel, eventJson({ type: 'plan', plan: plan.name })).exec(),
     );
     const failure = results?.find(([error]) => error)?.[0];
     if (failure) throw failure;
@@ -289,17 +273,17 @@ export class RedisAccountStore implements AccountStore {
    * hash tag on Redis Cluster) covers them all and multi-key scripts stay in one slot.
    */
   key(name: string): string {
-    return `${this.prefix}${name}`;
+    return this.keys.named(name);
   }
 
   /** numkeys, KEYS and ARGV of CREATE_ACCOUNT and UPDATE_ACCOUNT, which publish `event`. */
   private accountWrite(account: Account, event: ChangeEvent): [number, ...string[]] {
-    const planIndexes = PLAN_NAMES.map((plan) => this.planIndexKey(plan));
+    const planIndexes = PLAN_NAMES.map((plan) => this.keys.planIndex(plan));
     return [
       3 + planIndexes.length,
-      this.accountKey(account.id),
-      this.key('accounts:created'),
-      this.key('accounts:search'),
+      this.keys.account(account.id),
+      this.keys.created,
+      this.keys.search,
       ...planIndexes,
       this.channel,
       eventJson(event),
@@ -309,29 +293,5 @@ export class RedisAccountStore implements AccountStore {
       searchTextOf(account),
       ...accountFields(account),
     ];
-  }
-
-  private planIndexKey(plan: PlanName): string {
-    return this.key(`accounts:plan:${plan}`);
-  }
-
-  private accountKey(id: string): string {
-    return this.key(`account:${id}`);
-  }
-
-  private keyKey(id: string): string {
-    return this.key(`key:${id}`);
-  }
-
-  private accountKeysKey(accountId: string): string {
-    return this.key(`account:${accountId}:keys`);
-  }
-
-  private hashKey(hash: string): string {
-    return this.key(`keyhash:${hash}`);
-  }
-
-  private plansKey(): string {
-    return this.key('plans');
   }
 }
