@@ -54,7 +54,13 @@ export class RedisAccountKeys {
   }
 
   accountKeys(accountId: string): string {
-    return this.named(`account:${accountId}:keys`);
+    const [before, after] = this.accountKeysAround();
+    return `${before}${accountId}${after}`;
+  }
+
+  /** The account key set's name before and after the account id, for a script that reads the id itself. */
+  accountKeysAround(): [string, string] {
+    return [this.named('account:'), ':keys'];
   }
 
   keyHash(hash: string): string {

@@ -5,12 +5,13 @@
  */
 
 // KEYS: account hash, creation index, search hash, then the plan indexes in PLAN_NAMES order.
-// ARGV: channel, event, account id, order key, the plan's position in PLAN_NAMES (1-based), search text, field/value pairs.
+// ARGV: channel, event, account id, order key, where the account's plan index is in KEYS, search
+// text, where the plan indexes start in KEYS, field/value pairs (positions 1-based, from the store).
 export const CREATE_ACCOUNT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+redis.call('HSET', KEYS[1], unpack(ARGV, 8))
 redis.call('ZADD', KEYS[2], 0, ARGV[4])
-redis.call('ZADD', KEYS[3 + tonumber(ARGV[5])], 0, ARGV[4])
+redis.call('ZADD', KEYS[tonumber(ARGV[5])], 0, ARGV[4])
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[6])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1`;
@@ -19,10 +20,10 @@ return 1`;
 // at most one), and the creation index is written again, which also indexes accounts stored before it.
 export const UPDATE_ACCOUNT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+redis.call('HSET', KEYS[1], unpack(ARGV, 8))
 redis.call('ZADD', KEYS[2], 0, ARGV[4])
-for i = 4, #KEYS do redis.call('ZREM', KEYS[i], ARGV[4]) end
-redis.call('ZADD', KEYS[3 + tonumber(ARGV[5])], 0, ARGV[4])
+for i = tonumber(ARGV[7]), #KEYS do redis.call('ZREM', KEYS[i], ARGV[4]) end
+redis.call('ZADD', KEYS[tonumber(ARGV[5])], 0, ARGV[4])
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[6])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1`;
@@ -85,16 +86,17 @@ if redis.call('HGET', KEYS[1], 'revokedAt') == '' then redis.call('HSET', KEYS[1
 redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[3], hash = hash }))
 return 1`;
 
-// KEYS: key record, the last-used hash. ARGV: channel, key id, the hash index's name and the
-// account key set's name without their suffixes (the hash and the account are read in here). Only a
-// revoked key goes; every name shares the prefix's hash slot.
+// KEYS: key record, the last-used hash. ARGV: channel, key id, the hash index's name before the
+// hash, the account key set's name before and after the account id (the hash and the account are
+// read in here: `RedisAccountKeys` gives the parts). Only a revoked key goes; every name shares the
+// prefix's hash slot.
 export const REMOVE_REVOKED_KEY = `
 local fields = redis.call('HMGET', KEYS[1], 'hash', 'accountId', 'revokedAt')
 local hash, accountId, revokedAt = fields[1], fields[2], fields[3]
 if not hash or not revokedAt or revokedAt == '' then return 0 end
 redis.call('DEL', KEYS[1])
 if redis.call('GET', ARGV[3] .. hash) == ARGV[2] then redis.call('DEL', ARGV[3] .. hash) end
-redis.call('SREM', ARGV[4] .. accountId .. ':keys', ARGV[2])
+redis.call('SREM', ARGV[4] .. accountId .. ARGV[5], ARGV[2])
 redis.call('HDEL', KEYS[2], ARGV[2])
 redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[2], hash = hash }))
 return 1`;

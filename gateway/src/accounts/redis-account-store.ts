@@ -172,7 +172,7 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async removeRevokedKey(id: string): Promise<boolean> {
-    const removed = await this.run(() => this.redis.eval(REMOVE_REVOKED_KEY, 2, this.keys.key(id), this.keys.lastUsed, this.channel, id, this.keys.keyHash(''), this.keys.account('')));
+    const removed = await this.run(() => this.redis.eval(REMOVE_REVOKED_KEY, 2, this.keys.key(id), this.keys.lastUsed, this.channel, id, this.keys.keyHash(''), ...this.keys.accountKeysAround()));
     return removed === 1;
   }
 
@@ -278,19 +278,20 @@ export class RedisAccountStore implements AccountStore {
 
   /** numkeys, KEYS and ARGV of CREATE_ACCOUNT and UPDATE_ACCOUNT, which publish `event`. */
   private accountWrite(account: Account, event: ChangeEvent): [number, ...string[]] {
-    const planIndexes = PLAN_NAMES.map((plan) => this.keys.planIndex(plan));
+    const keys = [this.keys.account(account.id), this.keys.created, this.keys.search];
+    // Lua's KEYS count from 1: the plan indexes follow the keys above.
+    const firstPlanIndex = keys.length + 1;
+    keys.push(...PLAN_NAMES.map((plan) => this.keys.planIndex(plan)));
     return [
-      3 + planIndexes.length,
-      this.keys.account(account.id),
-      this.keys.created,
-      this.keys.search,
-      ...planIndexes,
+      keys.length,
+      ...keys,
       this.channel,
       eventJson(event),
       account.id,
       orderKeyOf(positionOf(account)),
-      String(PLAN_NAMES.indexOf(account.plan) + 1),
+      String(firstPlanIndex + PLAN_NAMES.indexOf(account.plan)),
       searchTextOf(account),
+      String(firstPlanIndex),
       ...accountFields(account),
     ];
   }
