@@ -16,7 +16,7 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'module',
       globals: Object.fromEntries(
-        ['window', 'document', 'location', 'navigator', 'sessionStorage', 'fetch', 'confirm', 'Node', 'URLSearchParams', 'Intl', 'console', 'setTimeout', 'setInterval', 'clearInterval'].map((name) => [name, 'readonly']),
+        ['window', 'document', 'location', 'navigator', 'sessionStorage', 'fetch', 'confirm', 'Node', 'URLSearchParams', 'Intl', 'console', 'setTimeout', 'setInterval', 'clearInterval', 'DOMParser'].map((name) => [name, 'readonly']),
       ),
     },
   },

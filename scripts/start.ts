@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { EnvReader, developmentSecret } from '../shared/src/env';
+import { EnvReader } from '../shared/src/env';
+import { developmentSecret } from '../shared/src/settings';
 import { petsAddressOf } from './pets-address';
 
 const root = path.resolve(__dirname, '..', '..');

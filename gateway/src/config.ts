@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { EnvReader } from '../../shared/src/env';
-import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
+import { SECRET_MIN_LENGTH, readSharedSettings, type SharedSettings } from '../../shared/src/settings';
 import { isHostName } from './admin/host-check';
-import { ADMIN_TOKEN_MIN_LENGTH, ADMIN_TOKEN_NAME, ADMIN_TOKEN_TEXT, SHARED_TOKEN_ACTOR, type AdminToken } from './admin/tokens';
+import { ADMIN_TOKEN_NAME, ADMIN_TOKEN_TEXT, SHARED_TOKEN_ACTOR, type AdminToken } from './admin/tokens';
 import type { ClusterNode, RedisTarget } from './redis';
 
 export interface GatewayConfig extends SharedSettings {
@@ -61,7 +61,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
   const read = new EnvReader(env);
   const named = readAdminTokens(read);
   // Operators with tokens of their own need no shared one: none is required or generated then.
-  const adminToken = named.length > 0 && env.ADMIN_TOKEN === undefined ? { value: '', generated: false } : read.secret('ADMIN_TOKEN', () => randomBytes(24).toString('base64url'));
+  const adminToken = named.length > 0 && env.ADMIN_TOKEN === undefined ? { value: '', generated: false } : read.secret('ADMIN_TOKEN', () => randomBytes(24).toString('base64url'), SECRET_MIN_LENGTH);
   const adminTokens = [...(adminToken.value ? [{ name: SHARED_TOKEN_ACTOR, token: adminToken.value }] : []), ...named];
   checkDistinct(read, adminTokens, adminToken.value !== '');
   const config: GatewayConfig = {
@@ -126,8 +126,8 @@ function readAdminTokens(read: EnvReader): AdminToken[] {
       read.problem(`ADMIN_TOKENS: entry ${i + 1} has the name "${name}"; a name is 1-32 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit`);
     } else if (!ADMIN_TOKEN_TEXT.test(token)) {
       read.problem(`ADMIN_TOKENS: the token of "${name}" must be visible ASCII characters other than a comma`);
-    } else if (token.length < ADMIN_TOKEN_MIN_LENGTH) {
-      read.problem(`ADMIN_TOKENS: the token of "${name}" must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long`);
+    } else if (token.length < SECRET_MIN_LENGTH) {
+      read.problem(`ADMIN_TOKENS: the token of "${name}" must be at least ${SECRET_MIN_LENGTH} characters long`);
     } else {
       read.strongInProduction(`ADMIN_TOKENS: the token of "${name}"`, token);
       tokens.push({ name, token });

@@ -7,6 +7,7 @@ import { loadOrExit, loadOrExitAsync } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
 import type { AccountService } from './admin/account-service';
+import { STARTER_PLAN } from './accounts/types';
 import { loadGatewayConfig, redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { loadOperatorMiddleware } from './extensions/load-middleware';
 import { createGateway } from './gateway';
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
 }
 
 async function createDemoKey(accounts: AccountService): Promise<string> {
-  const account = await accounts.createAccount({ name: 'Demo', plan: 'free' });
+  const account = await accounts.createAccount({ name: 'Demo', plan: STARTER_PLAN });
   return (await accounts.createKey(account.id)).key;
 }
 

@@ -229,10 +229,10 @@ describe('admin CLI (compiled)', () => {
 
   it.each([
     ['no command at all', [], /Usage:/],
-    ['an unknown command', ['acounts', 'list'], /unknown command "acounts"/],
-    ['a missing required option', ['accounts', 'create', '--plan', 'free'], /needs --name/],
-    ['an unknown option', ['plans', 'list', '--verbose'], /Unknown option '--verbose'/],
-    ['a missing argument', ['keys', 'revoke'], /needs KEY_ID/],
+    ['an unknown command', ['acounts', 'list'], /unknown command 'acounts'/],
+    ['a missing required option', ['accounts', 'create', '--plan', 'free'], /required option '--name <NAME>' not specified/],
+    ['an unknown option', ['plans', 'list', '--verbose'], /unknown option '--verbose'/],
+    ['a missing argument', ['keys', 'revoke'], /missing required argument 'KEY_ID'/],
     ['a quota that is not a number', ['plans', 'set', 'pro', '--per-minute', 'lots', '--per-day', '1'], /--per-minute must be a positive integer/],
     ['an update with nothing to change', ['accounts', 'update', 'acct_x'], /nothing to update/],
     ['a ttl over 300 seconds', ['token', '--service', 'billing', '--ttl', '301'], /--ttl must be an integer from 1 to 300/],
@@ -243,6 +243,7 @@ describe('admin CLI (compiled)', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(message);
+    if (args.length > 0) expect(run.stderr).toMatch(/Run "npm run admin -- .*--help" for usage\.\n$/);
   });
 
   it('when no admin token is configured, then exit 2 telling how to give one', async () => {

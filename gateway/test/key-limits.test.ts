@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { createLogger } from '../../shared/src/logger';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
-import { AccountService, KEY_LIMITS, type KeyLimits } from '../src/admin/account-service';
+import { AccountService } from '../src/admin/account-service';
+import { KEY_LIMITS, type KeyLimits } from '../src/admin/key-limits';
 import { createAdminApp } from '../src/admin/app';
 import { OpsReports } from '../src/admin/reports';
 import { MemoryAuditLog } from '../src/audit/audit-log';

@@ -4,6 +4,8 @@ import request from 'supertest';
 import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '../../shared/src/logger';
 import { CONSOLE_CSP } from '../src/admin/console';
+import { PLAN_NAMES } from '../src/accounts/types';
+import { nextLinkTarget } from '../../shared/src/link-header';
 import { loadGatewayConfig } from '../src/config';
 import { createGateway, type Gateway } from '../src/gateway';
 import { describeIfBrowser, launchBrowser } from '../../test/helpers/browser';
@@ -69,12 +71,34 @@ describe('ops console over HTTP', () => {
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.text).toContain('<script type="module" src="/console/console.js"></script>');
     expect(page.text).not.toMatch(/<script>|<script type="module">|\son[a-z]+=|style=/);
+    // Both plan menus (the filter and the account's form) list every plan, from the one list.
+    for (const plan of PLAN_NAMES) expect(page.text.split(`<option value="${plan}">`)).toHaveLength(3);
     const script = await request(gateway.adminApp).get('/console/console.js');
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
     expect((await request(gateway.adminApp).get('/console/console.css')).headers['content-type']).toBe('text/css; charset=utf-8');
     expect((await request(gateway.adminApp).post('/console')).status).toBe(405);
     expect((await request(gateway.adminApp).get('/console/other.js')).status).toBe(404);
+  });
+
+  it("when the console asks for an account's chart and its Link parsing, then the portal's chart (with a token only) and the CLI's parser", async () => {
+    const account = await admin<{ id: string }>('post', '/admin/accounts', { name: 'Charted', plan: 'free' });
+    expect((await request(gateway.adminApp).get(`/admin/accounts/${account.id}/history.svg`)).status).toBe(401);
+    const chart = await request(gateway.adminApp).get(`/admin/accounts/${account.id}/history.svg`).set('Authorization', `Bearer ${ADMIN}`).buffer(true);
+    expect(chart.status).toBe(200);
+    expect(chart.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+    // A document of its own (the console parses it as XML): the SVG namespace must be declared.
+    expect(String(chart.body)).toContain('<svg class="usage-chart" xmlns="http://www.w3.org/2000/svg"');
+    expect(String(chart.body)).toContain('data-days="30"');
+    expect((await request(gateway.adminApp).get('/admin/accounts/acct_AAAAAAAAAAAAAAAAAAAA/history.svg').set('Authorization', `Bearer ${ADMIN}`)).status).toBe(404);
+
+    const module = await request(gateway.adminApp).get('/console/link-header.js');
+    expect(module.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(module.text).toMatch(/^export function nextLinkTarget\(/);
+    const served = new Function(`${module.text.replace(/^export /, '')}; return nextLinkTarget;`)() as typeof nextLinkTarget;
+    for (const header of ['</admin/accounts?cursor=abc>; rel="next"', '</a?cursor=0>; rel="prev", </a?cursor=2>; rel=next', '</a>; rel="prev"', null]) {
+      expect(served(header)).toBe(nextLinkTarget(header));
+    }
   });
 
   it('when /console is asked for on the public port, then 404: the console lives on the admin port only', async () => {
@@ -172,7 +196,10 @@ describeIfBrowser()('ops console in Chromium', () => {
     expect(await chart.getAttribute('data-total')).toBe('3');
     expect(await chart.locator('rect.bar').count()).toBe(30);
     expect(await chart.locator('rect.bar.today').getAttribute('data-accepted')).toBe('3');
-    expect(await chart.getAttribute('aria-label')).toMatch(/^Accepted requests per day from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: 3 in all/);
+    // The portal's chart, drawn by the gateway for both.
+    expect(await chart.getAttribute('class')).toBe('usage-chart');
+    expect(await chart.locator('title').first().textContent()).toMatch(/^Accepted requests per UTC day, \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d$/);
+    expect(await chart.locator('desc').textContent()).toMatch(/^3 accepted requests over 30 days/);
     expect(await keyRow(page, key.id).textContent()).toContain(`ask_live_…${key.key.slice(-4)}`);
     expect(await keyRow(page, key.id).textContent()).toContain('banned until');
     expect(await page.content()).not.toContain(key.key);

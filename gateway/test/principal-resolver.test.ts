@@ -419,16 +419,17 @@ describe('PrincipalResolver with the in-process store', () => {
   });
 
   it('when keys of many accounts pass through a small cache, then evicted keys leave no trace in the account index', async () => {
+    const indexedAccounts = (resolver: PrincipalResolver) => (resolver as unknown as { entries: { byAccount: Map<string, Set<string>> } }).entries.byAccount.size;
     const small = new PrincipalResolver({ store: spy.store, maxEntries: 2, maxUnknownEntries: 2 });
     const made = [];
     for (let i = 0; i < 6; i++) made.push(await withKey(service));
     for (const { key } of made) await small.resolve(key.key);
-    expect((small as unknown as { byAccount: Map<string, Set<string>> }).byAccount.size).toBe(2);
+    expect(indexedAccounts(small)).toBe(2);
     await service.revokeKey(made[5]!.key.id);
     await small.resolve(made[5]!.key.key); // now in the unknown cache, still indexed under its account
-    expect((small as unknown as { byAccount: Map<string, Set<string>> }).byAccount.size).toBe(2);
+    expect(indexedAccounts(small)).toBe(2);
     small.clear();
-    expect((small as unknown as { byAccount: Map<string, Set<string>> }).byAccount.size).toBe(0);
+    expect(indexedAccounts(small)).toBe(0);
     small.close();
   });
 });

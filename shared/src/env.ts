@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { maskUrlCredentials } from './redact';
 import { GENERATE_SECRET_HINT, secretWeakness } from './secret-strength';
 
@@ -106,10 +103,11 @@ export class EnvReader {
   }
 
   /**
-   * A secret that production must be given; elsewhere `developmentValue()` provides one. In
+   * A secret that production must be given, at least `minLength` characters long (the minimums
+   * are in `settings.ts`); elsewhere `developmentValue()` provides one. In
    * production it must also not be obviously chosen by a person (`secretWeakness`).
    */
-  secret(name: string, developmentValue: () => string, minLength = 16): { value: string; generated: boolean } {
+  secret(name: string, developmentValue: () => string, minLength: number): { value: string; generated: boolean } {
     const raw = this.string(name);
     if (raw !== undefined) {
       if (raw.length < minLength) this.problems.push(`${name} must be at least ${minLength} characters long (${GENERATE_SECRET_HINT})`);
@@ -145,25 +143,6 @@ export class ConfigError extends Error {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
-}
-
-/**
- * Outside production, the gateway and the pets-service must agree on the internal-token
- * secret without any configuration, also when started separately: the first one to need it
- * writes a random one next to the data, readable only by its owner.
- */
-export function developmentSecret(file = path.join('data', '.dev-internal-jwt-secret')): string {
-  try {
-    const existing = readFileSync(file, 'utf8').trim();
-    if (existing.length >= 32) return existing;
-  } catch {
-    // not there yet
-  }
-  const secret = randomBytes(32).toString('base64url');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return secret;
 }
 
 /** Runs `load` and, on a ConfigError, prints every problem and exits with status 1. */

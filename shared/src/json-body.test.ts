@@ -1,5 +1,6 @@
 import { ApiError } from './errors';
-import { parseJsonBody } from './json-body';
+import type { Request, Response } from 'express';
+import { parseJsonBody, requireJsonContentType } from './json-body';
 
 const refusal = (text: string) => {
   try {
@@ -33,5 +34,32 @@ describe('parseJsonBody and text that is not Unicode', () => {
   it('when the body itself or a field name is a lone surrogate, then 400 invalid_body says it of the body', () => {
     expect(refusal('"\\ud800"')).toEqual({ code: 'invalid_body', message: 'The request body holds a string that is not valid Unicode (a lone surrogate).' });
     expect(refusal('{"\\ud800":1}')).toEqual({ code: 'invalid_body', message: 'The request body holds a string that is not valid Unicode (a lone surrogate).' });
+  });
+});
+
+describe('requireJsonContentType', () => {
+  const check = (header: string | undefined) => {
+    let passed = false;
+    try {
+      requireJsonContentType({ headers: header === undefined ? {} : { 'content-type': header } } as Request, {} as Response, () => {
+        passed = true;
+      });
+    } catch (error) {
+      return (error as ApiError).message;
+    }
+    return passed ? 'passed' : 'stopped';
+  };
+
+  it.each(['application/json', 'APPLICATION/JSON; Charset="UTF-8"', 'application/json;charset=utf8', 'application/json; profile=x'])('when Content-Type is %j, then the body is read', (header) => {
+    expect(check(header)).toBe('passed');
+  });
+
+  it.each([
+    [undefined, 'Content-Type is missing; send application/json.'],
+    ['text/plain', 'Content-Type must be application/json.'],
+    ['application/json; charset=latin1', 'The request body must be UTF-8 encoded JSON.'],
+    ['application/json; charset', 'Content-Type is not a media type ("application/json; charset"); send application/json.'],
+  ])('when Content-Type is %j, then 415 saying why', (header, message) => {
+    expect(check(header)).toBe(message);
   });
 });

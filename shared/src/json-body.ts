@@ -1,3 +1,4 @@
+import contentType from 'content-type';
 import express, { type RequestHandler } from 'express';
 import { ApiError } from './errors';
 
@@ -5,24 +6,27 @@ export const MAX_BODY_BYTES = 16 * 1024;
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8']);
 
 /**
- * Refuses anything but `application/json` before a single byte of the body is read.
- * Parameters are allowed; a charset other than UTF-8 is not, since JSON on the wire is UTF-8.
+ * Refuses anything but `application/json` before a single byte of the body is read. The header is
+ * read by `content-type` (RFC 7231 media types: case, quoting, parameters); parameters are allowed,
+ * a charset other than UTF-8 is not, since JSON on the wire is UTF-8.
  */
 export const requireJsonContentType: RequestHandler = (req, _res, next) => {
   const header = req.headers['content-type'];
   if (header === undefined || header.trim() === '') {
     throw new ApiError('unsupported_media_type', 'Content-Type is missing; send application/json.');
   }
-  const [type = '', ...parameters] = header.split(';');
-  if (type.trim().toLowerCase() !== 'application/json') {
+  let mediaType: contentType.ParsedMediaType;
+  try {
+    mediaType = contentType.parse(header);
+  } catch {
+    throw new ApiError('unsupported_media_type', `Content-Type is not a media type ("${header.slice(0, 100)}"); send application/json.`);
+  }
+  if (mediaType.type !== 'application/json') {
     throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');
   }
-  for (const parameter of parameters) {
-    const [name = '', value = ''] = parameter.split('=', 2);
-    const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (name.trim().toLowerCase() === 'charset' && !UTF8_CHARSETS.has(charset)) {
-      throw new ApiError('unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
-    }
+  const charset = mediaType.parameters.charset;
+  if (charset !== undefined && !UTF8_CHARSETS.has(charset.toLowerCase())) {
+    throw new ApiError('unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
   }
   next();
 };

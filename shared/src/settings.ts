@@ -1,4 +1,7 @@
-import { EnvReader, developmentSecret, type NodeEnvironment } from './env';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { EnvReader, type NodeEnvironment } from './env';
 
 /**
  * The settings both services read, each defined once: its variable, default and rule.
@@ -7,6 +10,8 @@ import { EnvReader, developmentSecret, type NodeEnvironment } from './env';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The shortest secret an operator may set (ADMIN_TOKEN, each token of ADMIN_TOKENS). */
+export const SECRET_MIN_LENGTH = 16;
 /** HS256 needs a key at least as long as its output (RFC 7518 §3.2): 256 bits. */
 export const INTERNAL_JWT_SECRET_MIN_LENGTH = 32;
 
@@ -36,6 +41,25 @@ export interface SharedSettings {
  */
 export function readInternalJwtSecret(read: EnvReader): { value: string; generated: boolean } {
   return read.secret('INTERNAL_JWT_SECRET', () => developmentSecret(), INTERNAL_JWT_SECRET_MIN_LENGTH);
+}
+
+/**
+ * Outside production, the gateway and the pets-service must agree on the internal-token
+ * secret without any configuration, also when started separately: the first one to need it
+ * writes a random one next to the data, readable only by its owner.
+ */
+export function developmentSecret(file = path.join('data', '.dev-internal-jwt-secret')): string {
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= INTERNAL_JWT_SECRET_MIN_LENGTH) return existing;
+  } catch {
+    // not there yet
+  }
+  const secret = randomBytes(32).toString('base64url');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
 }
 
 export function readSharedSettings(read: EnvReader): SharedSettings {

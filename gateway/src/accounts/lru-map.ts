@@ -1,19 +1,30 @@
+import { LRUCache } from 'lru-cache';
+
 /**
- * A Map bounded to `maxEntries` that evicts the least recently used entry: `get` and `set` make an
- * entry the most recent, `peek` does not. Built on Map's insertion order (re-inserting moves an
- * entry to the young end), so every operation is O(1).
+ * A map bounded to `maxEntries` that evicts the least recently used entry (`lru-cache`): `get` and
+ * `set` make an entry the most recent, `peek` does not. The caches of the gateway (keys, look-up
+ * buckets, limiter state) are keyed by ids a client controls the number of, so none may grow
+ * without limit; losing an entry only costs a store round trip, never correctness.
  */
-export class LruMap<K, V> {
-  private readonly entries = new Map<K, V>();
+export class LruMap<K extends NonNullable<unknown>, V extends NonNullable<unknown>> {
+  private readonly entries: LRUCache<K, V>;
   /** Entries pushed out to make room, since creation. */
   evictions = 0;
 
   /** `onEvict` hears of each entry pushed out to make room (not of `delete` or `clear`), e.g. to keep an index in step. */
   constructor(
     readonly maxEntries: number,
-    private readonly onEvict?: (key: K, value: V) => void,
+    onEvict?: (key: K, value: V) => void,
   ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
+    this.entries = new LRUCache<K, V>({
+      max: maxEntries,
+      dispose: (value, key, reason) => {
+        if (reason !== 'evict') return;
+        this.evictions += 1;
+        onEvict?.(key, value);
+      },
+    });
   }
 
   get size(): number {
@@ -22,30 +33,16 @@ export class LruMap<K, V> {
 
   /** The value, now the most recently used. */
   get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
+    return this.entries.get(key);
   }
 
   /** The value, leaving the order as it is. */
   peek(key: K): V | undefined {
-    return this.entries.get(key);
+    return this.entries.peek(key);
   }
 
   set(key: K, value: V): void {
-    this.entries.delete(key);
     this.entries.set(key, value);
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      const evicted = this.entries.get(oldest.value)!;
-      this.entries.delete(oldest.value);
-      this.evictions += 1;
-      this.onEvict?.(oldest.value, evicted);
-    }
   }
 
   delete(key: K): boolean {
@@ -56,7 +53,8 @@ export class LruMap<K, V> {
     this.entries.clear();
   }
 
-  values(): IterableIterator<V> {
-    return this.entries.values();
+  /** The values, least recently used first. */
+  values(): V[] {
+    return [...this.entries.rvalues()].filter((value): value is V => value !== undefined);
   }
 }

@@ -1,3 +1,4 @@
+import { ChangeListeners } from './change-listeners';
 import { StoreConflictError } from './errors';
 import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
@@ -27,7 +28,7 @@ export class MemoryAccountStore implements AccountStore {
   private readonly keys = new Map<string, ApiKeyRecord>();
   private readonly keyIdByHash = new Map<string, string>();
   private readonly plans = new Map<PlanName, Plan>(BUILT_IN_PLANS.map((plan) => [plan.name, { ...plan }]));
-  private readonly listeners = new Set<(event: ChangeEvent) => void>();
+  private readonly listeners = new ChangeListeners();
   /** Every account's order key (see `orderKeyOf`), kept sorted: the creation order listings page through. */
   private readonly creationOrder: string[] = [];
   private readonly lastUsed = new Map<string, number>();
@@ -96,8 +97,7 @@ export class MemoryAccountStore implements AccountStore {
   async revokeKey(id: string, at: string): Promise<boolean> {
     const key = this.keys.get(id);
     if (!key) return false;
-    // The first revocation time is the one that matters; revoking again changes nothing.
-    if (key.revokedAt === null) key.revokedAt = at;
+    if (key.revokedAt === null) key.revokedAt = at; // see AccountStore.revokeKey
     this.emit({ type: 'key', keyId: key.id, hash: key.hash });
     return true;
   }
@@ -161,12 +161,7 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   onChange(listener: (event: ChangeEvent) => void): () => void {
-    // A wrapper per subscription, so subscribing the same function twice gives two independent subscriptions.
-    const wrapped = (event: ChangeEvent) => listener(event);
-    this.listeners.add(wrapped);
-    return () => {
-      this.listeners.delete(wrapped);
-    };
+    return this.listeners.add(listener);
   }
 
   async close(): Promise<void> {
@@ -174,13 +169,7 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   private emit(event: ChangeEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener({ ...event });
-      } catch {
-        // A failing listener must not turn a completed write into an error, nor starve the others.
-      }
-    }
+    this.listeners.emit(event);
   }
 }
 

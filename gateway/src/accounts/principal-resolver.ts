@@ -1,7 +1,7 @@
-import { hashApiKey, parseApiKey, sameHash } from '../keys/api-key';
+import { hashApiKey, parseApiKey } from '../keys/api-key';
 import { withDeadline } from '../store-errors';
-import { LruMap } from './lru-map';
-import { DEFAULT_KEY_ACCESS, type AccountStore, type ChangeEvent, type KeyResolution, type PlanName, type Principal } from './types';
+import { KeyEntries, ownerOf, toPrincipal, type KeyEntry } from './key-entries';
+import type { AccountStore, ChangeEvent, KeyResolution, Principal } from './types';
 
 export interface PrincipalResolverOptions {
   store: AccountStore;
@@ -18,16 +18,6 @@ export interface PrincipalResolverOptions {
   /** Told when quotas may have changed: an account id, or null for "any account" (plan change, reset). */
   onQuotaChange?: (accountId: string | null) => void;
   now?: () => number;
-}
-
-interface Entry<T> {
-  value: T;
-  expiresAt: number;
-  /** Past this, the entry is not served even while the store fails. */
-  staleUntil: number;
-  /** The account the key belongs to, and its plan, as last read (null when the store knows no such key or account). */
-  accountId: string | null;
-  plan: PlanName | null;
 }
 
 /**
@@ -97,11 +87,8 @@ export class PrincipalResolver {
   private readonly lookupTimeoutMs: number;
   private readonly onQuotaChange: (accountId: string | null) => void;
   private readonly now: () => number;
-  private readonly valid: LruMap<string, Entry<Principal>>;
-  private readonly unknown: LruMap<string, Entry<null>>;
+  private readonly entries: KeyEntries;
   private readonly inflight = new Map<string, Promise<LookUpResult>>();
-  /** Account id → hashes of its keys in either cache: what an account's change refreshes, without a scan. */
-  private readonly byAccount = new Map<string, Set<string>>();
   private generation = 0;
   private readonly unsubscribe: () => void;
 
@@ -119,8 +106,7 @@ export class PrincipalResolver {
     this.ttlMs = ttlMs;
     this.staleIfErrorMs = staleIfErrorMs;
     this.lookupTimeoutMs = lookupTimeoutMs;
-    this.valid = new LruMap(maxEntries, (hash, entry) => this.unindex(hash, entry));
-    this.unknown = new LruMap(maxUnknownEntries, (hash, entry) => this.unindex(hash, entry));
+    this.entries = new KeyEntries(maxEntries, maxUnknownEntries);
     this.onQuotaChange = onQuotaChange ?? (() => undefined);
     this.now = now;
     this.unsubscribe = store.onChange((event) => this.invalidate(event));
@@ -130,8 +116,8 @@ export class PrincipalResolver {
   get stats(): KeyCacheStats {
     return {
       ...this.counts,
-      evictions: { valid: this.valid.evictions, unknown: this.unknown.evictions },
-      entries: { valid: this.valid.size, unknown: this.unknown.size },
+      evictions: { valid: this.entries.valid.evictions, unknown: this.entries.unknown.evictions },
+      entries: { valid: this.entries.valid.size, unknown: this.entries.unknown.size },
     };
   }
 
@@ -144,14 +130,14 @@ export class PrincipalResolver {
     if (!parsed.ok) return { state: 'refused' };
     const hash = hashApiKey(parsed.key);
     const now = this.now();
-    const valid = this.valid.peek(hash);
+    const valid = this.entries.valid.peek(hash);
     if (valid && valid.expiresAt > now) {
-      this.valid.get(hash); // a hit makes it the most recently used
+      this.entries.valid.get(hash); // a hit makes it the most recently used
       this.counts.hits++;
       return { state: 'valid', principal: valid.value };
     }
     if (!valid) {
-      const unknown = this.unknown.get(hash);
+      const unknown = this.entries.unknown.get(hash);
       if (unknown && unknown.expiresAt > now) {
         this.counts.unknownHits++;
         return { state: 'refused' };
@@ -198,9 +184,7 @@ export class PrincipalResolver {
   /** Forgets everything cached. */
   clear(): void {
     this.generation++;
-    this.valid.clear();
-    this.unknown.clear();
-    this.byAccount.clear();
+    this.entries.clear();
     this.inflight.clear();
   }
 
@@ -209,9 +193,9 @@ export class PrincipalResolver {
     this.clear();
   }
 
-  private freshEntry(hash: string): Entry<Principal | null> | undefined {
+  private freshEntry(hash: string): KeyEntry<Principal | null> | undefined {
     const now = this.now();
-    const entry = this.valid.peek(hash) ?? this.unknown.peek(hash);
+    const entry = this.entries.peek(hash);
     return entry && entry.expiresAt > now ? entry : undefined;
   }
 
@@ -241,7 +225,7 @@ export class PrincipalResolver {
       found = await withDeadline(this.store.resolveKey(hash), this.lookupTimeoutMs, 'key lookup');
     } catch (error) {
       // Entries that aged out or were refreshed qualify; a revoked key's entries were deleted.
-      const expired = this.valid.peek(hash) ?? this.unknown.peek(hash);
+      const expired = this.entries.peek(hash);
       const now = this.now();
       if (expired && now < expired.staleUntil) {
         this.counts.staleServed++;
@@ -252,50 +236,11 @@ export class PrincipalResolver {
       throw error;
     }
     const principal = toPrincipal(hash, found);
-    if (generation === this.generation) this.remember(hash, principal, ownerOf(hash, found));
+    if (generation === this.generation) {
+      const expiresAt = this.now() + this.ttlMs;
+      this.entries.remember(hash, principal, { expiresAt, staleUntil: expiresAt + this.staleIfErrorMs, ...ownerOf(hash, found) });
+    }
     return principal;
-  }
-
-  private remember(hash: string, principal: Principal | null, owner: Pick<Entry<unknown>, 'accountId' | 'plan'>): void {
-    this.forget(hash);
-    const expiresAt = this.now() + this.ttlMs;
-    const entry = { expiresAt, staleUntil: expiresAt + this.staleIfErrorMs, ...owner };
-    if (principal) this.valid.set(hash, { value: principal, ...entry });
-    else this.unknown.set(hash, { value: null, ...entry });
-    if (owner.accountId === null) return;
-    const hashes = this.byAccount.get(owner.accountId);
-    if (hashes) hashes.add(hash);
-    else this.byAccount.set(owner.accountId, new Set([hash]));
-  }
-
-  /** Drops the key's entries from both caches and the index. */
-  private forget(hash: string): void {
-    for (const cache of [this.valid, this.unknown] as LruMap<string, Entry<unknown>>[]) {
-      const entry = cache.peek(hash);
-      if (!entry) continue;
-      cache.delete(hash);
-      this.unindex(hash, entry);
-    }
-  }
-
-  private unindex(hash: string, { accountId }: Entry<unknown>): void {
-    if (accountId === null) return;
-    const hashes = this.byAccount.get(accountId);
-    hashes?.delete(hash);
-    if (hashes?.size === 0) this.byAccount.delete(accountId);
-  }
-
-  /** The entries of one account's keys, in either cache. */
-  private *entriesOf(accountId: string): Generator<Entry<unknown>> {
-    for (const hash of this.byAccount.get(accountId) ?? []) {
-      const entry = this.valid.peek(hash) ?? this.unknown.peek(hash);
-      if (entry) yield entry;
-    }
-  }
-
-  private *allEntries(): Generator<Entry<unknown>> {
-    yield* this.valid.values();
-    yield* this.unknown.values();
   }
 
   private invalidate(event: ChangeEvent): void {
@@ -306,29 +251,29 @@ export class PrincipalResolver {
         // No valid key can be about an account that did not exist, and one read before its creation
         // event arrived (pub/sub may be late) is right. Only a refusal of a key recorded before its
         // account existed is wrong now; there is no lookup to cancel, nothing else to touch.
-        for (const hash of [...(this.byAccount.get(event.accountId) ?? [])]) if (this.unknown.peek(hash)) this.forget(hash);
+        for (const hash of this.entries.hashesOf(event.accountId)) if (this.entries.unknown.peek(hash)) this.entries.forget(hash);
         return;
       case 'key-added':
         // A valid entry for it was read after it was added (this event may be late): only a refusal,
         // cached or on its way, is wrong now.
         this.generation++;
         this.inflight.delete(event.hash);
-        if (this.unknown.peek(event.hash)) this.forget(event.hash);
+        if (this.entries.unknown.peek(event.hash)) this.entries.forget(event.hash);
         return;
       case 'key':
         this.generation++;
-        this.forget(event.hash);
+        this.entries.forget(event.hash);
         this.inflight.delete(event.hash);
         return;
       case 'account':
-        this.refresh(this.entriesOf(event.accountId));
+        this.refresh(this.entries.entriesOf(event.accountId));
         return this.tellLimiter(event.accountId);
       case 'plan':
-        this.refresh([...this.allEntries()].filter((entry) => entry.plan === event.plan));
+        this.refresh([...this.entries.all()].filter((entry) => entry.plan === event.plan));
         return this.tellLimiter(null);
       case 'reset':
         // Nothing known changed, but events may have been missed: every key is re-read.
-        this.refresh(this.allEntries());
+        this.refresh(this.entries.all());
         return;
     }
   }
@@ -338,7 +283,7 @@ export class PrincipalResolver {
    * one stays known as recently valid (`recheck`: its owner is not charged as an anonymous caller),
    * and keeps its stale-if-error time, so a store that fails now serves it stale instead of 503.
    */
-  private refresh(entries: Iterable<Entry<unknown>>): void {
+  private refresh(entries: Iterable<KeyEntry<unknown>>): void {
     this.generation++;
     this.inflight.clear();
     for (const entry of entries) entry.expiresAt = 0;
@@ -351,33 +296,4 @@ export class PrincipalResolver {
       // The hook is a courtesy to the limiter; it must not break invalidation.
     }
   }
-}
-
-/** Whose key the store answered about (the index of account changes, and plan changes). */
-function ownerOf(hash: string, found: KeyResolution | null): Pick<Entry<unknown>, 'accountId' | 'plan'> {
-  if (!found || !sameHash(found.key.hash, hash)) return { accountId: null, plan: null };
-  return { accountId: found.key.accountId, plan: found.account?.plan ?? null };
-}
-
-/** The caller behind a store answer, or null when the key must be refused. */
-function toPrincipal(hash: string, found: KeyResolution | null): Principal | null {
-  // The store found the record by its hash; the constant-time comparison keeps that true of any store.
-  if (!found || !sameHash(found.key.hash, hash) || found.key.revokedAt !== null || !found.account) return null;
-  const { key, account, plan } = found;
-  const perMinute = account.perMinute ?? plan?.perMinute ?? null;
-  const perDay = account.perDay ?? plan?.perDay ?? null;
-  // Cannot happen through the account service (enterprise needs both numbers); without quotas nothing can be limited.
-  if (perMinute === null || perDay === null) return null;
-  return Object.freeze({
-    keyId: key.id,
-    accountId: account.id,
-    plan: account.plan,
-    quotas: Object.freeze({ perMinute, perDay }),
-    // Expiry is checked on every request against this (keys/key-policy.ts), so an expired key is
-    // refused on time from the cache, with no store round trip; a roll's new expiry comes with the
-    // key's change event like a revocation. An unreadable time fails closed: expired.
-    access: key.access ?? DEFAULT_KEY_ACCESS,
-    expiresAt: key.expiresAt === undefined ? null : Date.parse(key.expiresAt) || 0,
-    replacedBy: key.replacedBy ?? null,
-  });
 }

@@ -3,6 +3,10 @@ import type { KeySubject } from '../limits/types';
 
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
+/** The plan whose accounts each carry their own numbers (it has none). */
+export const PLAN_WITHOUT_NUMBERS: PlanName = 'enterprise';
+/** The plan of an account nobody chose one for: portal sign-ups and the demo account. */
+export const STARTER_PLAN: PlanName = 'free';
 
 export interface Plan {
   name: PlanName;
@@ -161,7 +165,11 @@ export interface AccountStore {
   resolveKey(hash: string): Promise<KeyResolution | null>;
   /** Every key of the account, revoked ones included, oldest first. */
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Marks the key revoked; false when there is no such key. */
+  /**
+   * Marks the key revoked; false when there is no such key. The first revocation wins: revoking a
+   * revoked key keeps its time (and still announces it, which is harmless). Each store does it in
+   * one atomic step, so two revocations racing on different replicas cannot both set the time.
+   */
   revokeKey(id: string, at: string): Promise<boolean>;
   /**
    * Deletes a revoked key for good (its record, its hash, its place in the account's list and its

@@ -2,25 +2,24 @@ import type { Logger } from 'pino';
 import { ApiError } from '../../../shared/src/errors';
 import { DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/src/settings';
 import { MemoryAuditLog, type AuditLog, type AuditValues, type NewAuditEntry } from '../audit/audit-log';
-import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, generateApiKey, hashApiKey, newAccountId, newKeyId } from '../keys/api-key';
-import { maskApiKey } from '../keys/masked-key';
-import type { DailyCount, Limiter, Quotas, WindowName, WindowState } from '../limits/types';
+import { ACCOUNT_ID_PATTERN, newAccountId } from '../keys/api-key';
+import type { Limiter } from '../limits/types';
 import { normaliseSearch } from '../accounts/search';
-import type { AccountPatch, KeyRollInput, NewAccountInput, NewKeyInput, PlanNumbers } from './schemas';
-import { parseRfc3339 } from './rfc3339';
+import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS, type Account, type AccountStore, type Plan, type PlanName } from '../accounts/types';
+import { usageOf, viewOf, type AccountDetails, type AccountListQuery, type AccountView, type AccountViewPage, type CreatedKey, type KeyView, type RolledKey } from './account-views';
+import { KEY_LIMITS, type KeyLimits } from './key-limits';
+import { KeyService } from './key-service';
+import { notFound } from './refusals';
 import {
-  DEFAULT_KEY_ACCESS,
-  KEY_ACCESS_LEVELS,
-  PLAN_NAMES,
-  type Account,
-  type AccountPosition,
-  type AccountStore,
-  type ApiKeyRecord,
-  type KeyAccess,
-  type Plan,
-  type PlanName,
-  type RollOutcome,
-} from '../accounts/types';
+  validateAccountPatch,
+  validateNewAccount,
+  validatePlanNumbers,
+  type AccountPatch,
+  type KeyRollInput,
+  type NewAccountInput,
+  type NewKeyInput,
+  type PlanNumbers,
+} from './schemas';
 
 /** What the ops use cases need from the limiter. */
 export type UsageLimiter = Pick<Limiter, 'usage' | 'history' | 'bannedUntil' | 'liftBan' | 'forgetAccount'>;
@@ -35,110 +34,6 @@ export const SYSTEM_ACTOR = 'system';
 
 /** Days of accepted-request history shown with an account. */
 export const HISTORY_DAYS_SHOWN = 30;
-
-/**
- * What one account may do with keys, on every path (portal, admin API, CLI, console): a key is
- * cheap to make and each one costs the store, the caches and the audit trail something, so one
- * account (a portal sign-up in particular) must not be a key factory, nor keep every key it ever
- * revoked. Revoked keys are kept a while (listings and the audit trail name them) and then removed.
- */
-export interface KeyLimits {
-  /** Keys created in any 24 hours. */
-  createdPerDay: number;
-  /** Active (unrevoked) keys held at once. */
-  active: number;
-  /** Revoked keys kept; past it, the oldest revoked ones are removed. */
-  revokedKept: number;
-  /** A revoked key is removed this long after its revocation. */
-  revokedRetentionMs: number;
-}
-
-export const KEY_LIMITS: Readonly<KeyLimits> = Object.freeze({ createdPerDay: 20, active: 10, revokedKept: 20, revokedRetentionMs: 30 * 86_400_000 });
-
-const DAY_MS = 86_400_000;
-
-export const MAX_QUOTA = 1_000_000_000;
-export const MAX_NAME_LENGTH = 100;
-/** How long a rolled key may keep working at most (7 days), and by default (1 day). */
-export const MAX_GRACE_PERIOD_SECONDS = 604_800;
-export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
-
-/** An account as the ops API shows it: effective quotas first, the per-account overrides beside them. */
-export interface AccountView {
-  id: string;
-  name: string;
-  plan: PlanName;
-  perMinute: number | null;
-  perDay: number | null;
-  overrides: { perMinute: number | null; perDay: number | null };
-  email: string | null;
-  createdAt: string;
-}
-
-export interface WindowUsage {
-  used: number;
-  limit: number;
-  remaining: number;
-  /** ISO 8601, UTC. */
-  resetAt: string;
-}
-
-export interface AccountDetails extends AccountView {
-  usage: Record<WindowName, WindowUsage> | null;
-  /** Accepted requests per UTC day, the last HISTORY_DAYS_SHOWN days ending today, oldest first. */
-  history: DailyCount[];
-}
-
-/** An account's key as ops see it: never the key itself. */
-export interface KeyView {
-  id: string;
-  /** What the key is for, as its owner named it; null when unnamed. */
-  name: string | null;
-  /** `ask_live_…Ab12`; null for keys created before masked forms were kept. */
-  masked: string | null;
-  access: KeyAccess;
-  createdAt: string;
-  /** ISO 8601, UTC: when the key stops working (a rolled key: the end of its grace period); null: never. */
-  expiresAt: string | null;
-  /** The id of the key that replaced this one in a roll; null if none did. */
-  replacedBy: string | null;
-  revokedAt: string | null;
-  /** ISO 8601; a few seconds' resolution (see docs/operations.md); null if never used. */
-  lastUsedAt: string | null;
-  /** ISO 8601 end of a temporary ban in force; null when not banned. */
-  bannedUntil: string | null;
-}
-
-export interface AccountListQuery {
-  limit: number;
-  after?: AccountPosition;
-  plan?: PlanName;
-  /** Matched inside the name or the email, without regard to case. */
-  search?: string;
-}
-
-export interface AccountViewPage {
-  accounts: AccountView[];
-  next: AccountPosition | null;
-}
-
-export interface CreatedKey {
-  id: string;
-  /** Shown this once; only its SHA-256 is stored. */
-  key: string;
-  accountId: string;
-  createdAt: string;
-  /** Where the key works: this deployment's environment (`ask_live_` production, `ask_test_` staging). */
-  environment: ApiEnvironment;
-  name: string | null;
-  access: KeyAccess;
-  expiresAt: string | null;
-}
-
-/** A key made by a roll, and the key it replaces with the end of that key's grace period. */
-export interface RolledKey extends CreatedKey {
-  replaces: { id: string; expiresAt: string };
-}
 
 export interface AccountServiceOptions {
   store: AccountStore;
@@ -157,9 +52,10 @@ export interface AccountServiceOptions {
 }
 
 /**
- * The ops use cases (admin API and, through it, the CLI and the console). Inputs are expected to
- * have passed the admin schemas (types, ranges, unknown fields); the rules that span fields or need
- * the store live here, so any caller (e.g. the demo account at start-up) gets them too.
+ * The ops use cases (admin API and, through it, the CLI and the console). Inputs are checked with
+ * the admin schemas (`schemas.ts`, where every rule of a single field is stated: types, ranges,
+ * unknown fields), so any caller (e.g. the demo account at start-up, the portal) gets them too; the
+ * rules that span fields or need the store live here.
  * Failures a client can fix are ApiErrors (invalid_body, not_found).
  *
  * Every change is recorded in the audit trail here, with the `actor` the caller names, so no way
@@ -169,38 +65,33 @@ export interface AccountServiceOptions {
 export class AccountService {
   private readonly store: AccountStore;
   private readonly limiter: UsageLimiter;
-  private readonly environment: ApiEnvironment;
   private readonly audit: AuditLog;
-  private readonly keyActivity: KeyActivity;
   private readonly logger: Pick<Logger, 'error'> | undefined;
-  private readonly keyLimits: KeyLimits;
-  /** Key changes of one account, one at a time in this process, so concurrent creations cannot all pass the caps. */
-  private readonly keyWork = new Map<string, Promise<unknown>>();
+  private readonly keys: KeyService;
   private readonly now: () => number;
 
   constructor({ store, limiter, environment = DEFAULT_API_ENVIRONMENT, audit, keyActivity, logger, keyLimits = {}, now = Date.now }: AccountServiceOptions) {
     this.store = store;
     this.limiter = limiter;
-    this.environment = environment;
     this.audit = audit ?? new MemoryAuditLog();
-    this.keyActivity = keyActivity ?? { lastUsed: (keyIds) => store.keysLastUsed(keyIds) };
     this.logger = logger;
-    this.keyLimits = { ...KEY_LIMITS, ...keyLimits };
     this.now = now;
+    this.keys = new KeyService({
+      store,
+      limiter,
+      environment,
+      keyActivity: keyActivity ?? { lastUsed: (keyIds) => store.keysLastUsed(keyIds) },
+      keyLimits: { ...KEY_LIMITS, ...keyLimits },
+      now,
+      record: (entry) => this.record(entry),
+      requireAccount: (id) => this.requireAccount(id),
+    });
   }
 
   async createAccount(input: NewAccountInput, actor = SYSTEM_ACTOR): Promise<AccountView> {
-    const name = checkName(input.name);
-    const plan = checkPlanName(input.plan);
-    const account: Account = {
-      id: newAccountId(),
-      name,
-      plan,
-      perMinute: checkQuota('perMinute', input.perMinute ?? null),
-      perDay: checkQuota('perDay', input.perDay ?? null),
-      email: input.email ?? null,
-      createdAt: this.isoNow(),
-    };
+    const { email = null, ...body } = input;
+    const { name, plan, perMinute = null, perDay = null } = validateNewAccount(body);
+    const account: Account = { id: newAccountId(), name: name.trim(), plan, perMinute, perDay, email, createdAt: this.isoNow() };
     requireEnterpriseNumbers(account);
     await this.store.createAccount(account);
     const { id, createdAt: _createdAt, ...values } = account;
@@ -230,10 +121,7 @@ export class AccountService {
 
   async updateAccount(id: string, patch: AccountPatch, actor = SYSTEM_ACTOR): Promise<AccountView> {
     const account = await this.requireAccount(id);
-    const updated: Account = { ...account };
-    if (patch.plan !== undefined) updated.plan = checkPlanName(patch.plan);
-    if (patch.perMinute !== undefined) updated.perMinute = checkQuota('perMinute', patch.perMinute);
-    if (patch.perDay !== undefined) updated.perDay = checkQuota('perDay', patch.perDay);
+    const updated: Account = { ...account, ...validateAccountPatch(patch) };
     requireEnterpriseNumbers(updated);
     await this.store.updateAccount(updated);
     // Other replicas hear of it through the store's change feed; this one needs no wait.
@@ -248,159 +136,29 @@ export class AccountService {
 
   /**
    * A new key (shown this once), read-write and never expiring unless `input` says otherwise, within
-   * the account's key limits: 400 invalid_parameter when it holds the most active keys (revoked,
-   * expired and rolled-away keys do not count), 429 rate_limited (with Retry-After) when it has
-   * created the most in the last 24 hours. Revoked keys past their retention, or past the number
-   * kept, are removed first.
+   * the account's key limits (`KeyService.createKey`).
    */
-  async createKey(accountId: string, actor = SYSTEM_ACTOR, input: NewKeyInput = {}): Promise<CreatedKey> {
-    const account = await this.requireAccount(accountId);
-    const settings = {
-      ...(input.name === undefined ? {} : { name: checkName(input.name) }),
-      access: checkAccess(input.access ?? DEFAULT_KEY_ACCESS),
-      ...(input.expiresAt === undefined ? {} : { expiresAt: this.futureTime('expiresAt', input.expiresAt) }),
-    };
-    return this.oneAtATime(account.id, async () => {
-      const keys = await this.store.listKeys(account.id);
-      const now = this.now();
-      await this.removeOldRevokedKeys(keys, now);
-      const isoNow = new Date(now).toISOString();
-      const { active } = this.keyLimits;
-      if (keys.filter((key) => key.revokedAt === null && key.replacedBy === undefined && !(key.expiresAt !== undefined && key.expiresAt <= isoNow)).length >= active) {
-        throw new ApiError('invalid_parameter', `Account ${account.id} already has ${active} active keys, the most an account may hold: revoke one it no longer uses first.`);
-      }
-      this.checkCreatedPerDay(account.id, keys, now);
-      const { key, record } = this.newKey(account.id, settings);
-      await this.store.addKey(record);
-      await this.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
-      return this.created(key, record);
-    });
+  createKey(accountId: string, actor = SYSTEM_ACTOR, input: NewKeyInput = {}): Promise<CreatedKey> {
+    return this.keys.createKey(accountId, actor, input);
   }
 
-  /** 429 rate_limited (with Retry-After) when the account has created the most keys it may in the last 24 hours (removed keys count too: they were created). */
-  private checkCreatedPerDay(accountId: string, keys: readonly ApiKeyRecord[], now: number): void {
-    const { createdPerDay } = this.keyLimits;
-    const createdToday = keys.map((key) => Date.parse(key.createdAt)).filter((at) => now - at < DAY_MS);
-    if (createdToday.length < createdPerDay) return;
-    const seconds = Math.max(1, Math.ceil((Math.min(...createdToday) + DAY_MS - now) / 1000));
-    throw new ApiError('rate_limited', `Account ${accountId} has created ${createdPerDay} keys in the last 24 hours, the most it may: the next one can be created in ${describeSeconds(seconds)}.`, { 'Retry-After': String(seconds) });
-  }
-
-  /**
-   * Rolls a key: a new key for the same account with the same name and access (never expiring),
-   * and the old key set to expire at the end of the grace period (sooner if it already expired
-   * sooner), naming its replacement; one atomic store write, heard by every replica through the
-   * change feed. A revoked, expired or already rolled key is not rolled: 409 conflict, saying why
-   * and what to do instead.
-   */
-  async rollKey(keyId: string, input: KeyRollInput = {}, actor = SYSTEM_ACTOR): Promise<RolledKey> {
-    const old = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
-    if (!old) throw notFound('key', keyId);
-    const grace = checkGracePeriod(input.gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS);
-    // A roll makes a key: it counts against the keys an account may create in a day (rolling the
-    // replacement again and again would otherwise be a key factory), but not against the active
-    // keys, since the old one is on its way out.
-    return this.oneAtATime(old.accountId, async () => {
-      const now = this.now();
-      this.checkCreatedPerDay(old.accountId, await this.store.listKeys(old.accountId), now);
-      const { key, record } = this.newKey(old.accountId, { ...(old.name === undefined ? {} : { name: old.name }), access: old.access ?? DEFAULT_KEY_ACCESS });
-      const expiresAt = new Date(now + grace * 1000).toISOString();
-      const rolled = await this.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString() });
-      if (rolled.outcome !== 'rolled') throw notRollable(keyId, rolled);
-      const { accountId } = record;
-      await this.record({ actor, action: 'key.created', target: record.id, accountId, before: null, after: { ...keyValues(record), rolledFrom: old.id } });
-      await this.record({
-        actor,
-        action: 'key.rolled',
-        target: old.id,
-        accountId,
-        before: { expiresAt: old.expiresAt ?? null, replacedBy: null },
-        after: { expiresAt: rolled.key.expiresAt ?? null, replacedBy: record.id },
-      });
-      return { ...this.created(key, record), replaces: { id: old.id, expiresAt: rolled.key.expiresAt! } };
-    });
+  /** Rolls a key: a new one, the old one working for a grace period (`KeyService.rollKey`). */
+  rollKey(keyId: string, input: KeyRollInput = {}, actor = SYSTEM_ACTOR): Promise<RolledKey> {
+    return this.keys.rollKey(keyId, input, actor);
   }
 
   /** The account's keys, revoked ones included, oldest first, with when each was last used and any ban in force. */
-  async listKeys(accountId: string): Promise<KeyView[]> {
-    const account = await this.requireAccount(accountId);
-    const keys = await this.store.listKeys(account.id);
-    const now = this.now();
-    const isoNow = new Date(now).toISOString();
-    const [lastUsed, bans] = await Promise.all([
-      this.keyActivity.lastUsed(keys.map((key) => key.id)),
-      // A revoked or expired key is refused before the limiter is asked: any ban it had no longer matters.
-      Promise.all(keys.map((key) => (key.revokedAt === null && !(key.expiresAt !== undefined && key.expiresAt <= isoNow) ? this.limiter.bannedUntil({ accountId: account.id, keyId: key.id }, now) : null))),
-    ]);
-    return keys.map((key, i) => {
-      const used = lastUsed.get(key.id);
-      const bannedUntil = bans[i];
-      return {
-        id: key.id,
-        name: key.name ?? null,
-        masked: key.masked ?? null,
-        access: key.access ?? DEFAULT_KEY_ACCESS,
-        createdAt: key.createdAt,
-        expiresAt: key.expiresAt ?? null,
-        replacedBy: key.replacedBy ?? null,
-        revokedAt: key.revokedAt,
-        lastUsedAt: used === undefined ? null : new Date(used).toISOString(),
-        bannedUntil: bannedUntil === null || bannedUntil === undefined ? null : new Date(bannedUntil).toISOString(),
-      };
-    });
+  listKeys(accountId: string): Promise<KeyView[]> {
+    return this.keys.listKeys(accountId);
   }
 
   /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time (and records nothing). */
-  async revokeKey(keyId: string, actor = SYSTEM_ACTOR): Promise<void> {
-    const key = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
-    const at = this.isoNow();
-    if (!key || !(await this.store.revokeKey(key.id, at))) throw notFound('key', keyId);
-    if (key.revokedAt === null) {
-      await this.record({ actor, action: 'key.revoked', target: key.id, accountId: key.accountId, before: { revokedAt: null }, after: { revokedAt: at } });
-      // The revoked keys an account keeps stay bounded even if it never creates another.
-      await this.oneAtATime(key.accountId, async () => this.removeOldRevokedKeys(await this.store.listKeys(key.accountId), this.now()));
-    }
+  revokeKey(keyId: string, actor = SYSTEM_ACTOR): Promise<void> {
+    return this.keys.revokeKey(keyId, actor);
   }
 
-  /**
-   * Removes the revoked keys among `keys` that are past their retention or beyond the number kept
-   * (oldest revocations first). Housekeeping, not a change anyone made: no audit entry; the trail
-   * keeps the key's creation and revocation.
-   */
-  private async removeOldRevokedKeys(keys: readonly ApiKeyRecord[], now: number): Promise<void> {
-    const { revokedKept, revokedRetentionMs } = this.keyLimits;
-    const revoked = keys.filter((key) => key.revokedAt !== null).sort((a, b) => Date.parse(b.revokedAt!) - Date.parse(a.revokedAt!));
-    const expired = revoked.filter((key, i) => i >= revokedKept || now - Date.parse(key.revokedAt!) >= revokedRetentionMs);
-    for (const key of expired) await this.store.removeRevokedKey(key.id);
-  }
-
-  /** Runs `work` after any earlier key work of the same account in this process has finished. */
-  private oneAtATime<T>(accountId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.keyWork.get(accountId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.catch(() => undefined);
-    this.keyWork.set(accountId, settled);
-    void settled.then(() => {
-      if (this.keyWork.get(accountId) === settled) this.keyWork.delete(accountId);
-    });
-    return next;
-  }
-
-  async liftBan(keyId: string, actor = SYSTEM_ACTOR): Promise<void> {
-    const key = KEY_ID_PATTERN.test(keyId) ? await this.store.getKey(keyId) : null;
-    if (!key) throw notFound('key', keyId);
-    const bannedUntil = await this.limiter.bannedUntil({ accountId: key.accountId, keyId: key.id }, this.now());
-    await this.limiter.liftBan({ accountId: key.accountId, keyId: key.id });
-    // Other replicas cached the ban locally; the change feed tells them to let go of it.
-    await this.store.announce({ type: 'ban-lifted', accountId: key.accountId, keyId: key.id });
-    await this.record({
-      actor,
-      action: 'ban.lifted',
-      target: key.id,
-      accountId: key.accountId,
-      before: { bannedUntil: bannedUntil === null ? null : new Date(bannedUntil).toISOString() },
-      after: { bannedUntil: null },
-    });
+  liftBan(keyId: string, actor = SYSTEM_ACTOR): Promise<void> {
+    return this.keys.liftBan(keyId, actor);
   }
 
   listPlans(): Promise<Plan[]> {
@@ -413,10 +171,11 @@ export class AccountService {
    */
   async setPlan(name: string, numbers: PlanNumbers, actor = SYSTEM_ACTOR): Promise<Plan> {
     if (!(PLAN_NAMES as readonly string[]).includes(name)) throw new ApiError('not_found', `No plan named "${name}"; plans are ${PLAN_NAMES.join(', ')}.`);
-    if (name === 'enterprise') {
-      throw new ApiError('invalid_body', 'The enterprise plan has no numbers of its own: set perMinute and perDay on each enterprise account.');
+    if (name === PLAN_WITHOUT_NUMBERS) {
+      throw new ApiError('invalid_body', `The ${PLAN_WITHOUT_NUMBERS} plan has no numbers of its own: set perMinute and perDay on each ${PLAN_WITHOUT_NUMBERS} account.`);
     }
-    const plan: Plan = { name: name as PlanName, perMinute: requireQuota('perMinute', numbers.perMinute), perDay: requireQuota('perDay', numbers.perDay) };
+    const { perMinute, perDay } = validatePlanNumbers(numbers);
+    const plan: Plan = { name: name as PlanName, perMinute, perDay };
     const before = await this.store.getPlan(plan.name);
     await this.store.setPlan(plan);
     if (before.perMinute !== plan.perMinute || before.perDay !== plan.perDay) {
@@ -430,33 +189,6 @@ export class AccountService {
       });
     }
     return plan;
-  }
-
-  /** A new key of this environment and its record, made now. */
-  private newKey(accountId: string, settings: Pick<ApiKeyRecord, 'name' | 'access' | 'expiresAt'>): { key: string; record: ApiKeyRecord } {
-    const key = generateApiKey(this.environment);
-    return { key, record: { id: newKeyId(), accountId, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null, masked: maskApiKey(key), ...settings } };
-  }
-
-  private created(key: string, record: ApiKeyRecord): CreatedKey {
-    return {
-      id: record.id,
-      key,
-      accountId: record.accountId,
-      createdAt: record.createdAt,
-      environment: this.environment,
-      name: record.name ?? null,
-      access: record.access ?? DEFAULT_KEY_ACCESS,
-      expiresAt: record.expiresAt ?? null,
-    };
-  }
-
-  /** An RFC 3339 time after now, as the store keeps times (UTC, `toISOString`, so they compare as strings). */
-  private futureTime(field: string, text: string): string {
-    const at = parseRfc3339(text);
-    if (at === null) throw new ApiError('invalid_body', `${field} must be an RFC 3339 date and time with its time zone, e.g. 2030-01-31T12:00:00Z; got "${text}".`);
-    if (at <= this.now()) throw new ApiError('invalid_body', `${field} must be in the future: ${new Date(at).toISOString()} has passed (it is now ${this.isoNow()}).`);
-    return new Date(at).toISOString();
   }
 
   private async requireAccount(id: string): Promise<Account> {
@@ -483,114 +215,10 @@ export class AccountService {
   }
 }
 
-function describeSeconds(seconds: number): string {
-  if (seconds < 60) return `${seconds} seconds`;
-  const minutes = Math.ceil(seconds / 60);
-  return minutes < 120 ? `${minutes} minutes` : `${Math.ceil(minutes / 60)} hours`;
-}
-
-function viewOf(account: Account, plan: Plan): AccountView {
-  return {
-    id: account.id,
-    name: account.name,
-    plan: account.plan,
-    perMinute: account.perMinute ?? plan.perMinute,
-    perDay: account.perDay ?? plan.perDay,
-    overrides: { perMinute: account.perMinute, perDay: account.perDay },
-    email: account.email,
-    createdAt: account.createdAt,
-  };
-}
-
-function notFound(what: 'account' | 'key', id: string): ApiError {
-  return new ApiError('not_found', `No ${what} with id "${id}".`);
-}
-
-/** Why a key was not rolled, and what to do instead. */
-function notRollable(keyId: string, { outcome, key }: Exclude<RollOutcome, { outcome: 'rolled' }>): ApiError {
-  switch (outcome) {
-    case 'unknown':
-      return notFound('key', keyId);
-    case 'revoked':
-      return new ApiError('conflict', `Key ${keyId} was revoked at ${key.revokedAt}: a revoked key cannot be rolled. Create a new key instead.`);
-    case 'replaced':
-      return new ApiError(
-        'conflict',
-        `Key ${keyId} was already rolled: its replacement is key ${key.replacedBy} (the old key works until ${key.expiresAt}). Roll ${key.replacedBy} instead, or revoke ${keyId} to end its grace period now.`,
-      );
-    case 'expired':
-      return new ApiError('conflict', `Key ${keyId} expired at ${key.expiresAt}: an expired key cannot be rolled. Create a new key instead.`);
-  }
-}
-
-/** What the audit trail records of a new key: never the key, nor its hash. */
-function keyValues(record: ApiKeyRecord): AuditValues {
-  return { masked: record.masked ?? null, name: record.name ?? null, access: record.access ?? DEFAULT_KEY_ACCESS, expiresAt: record.expiresAt ?? null };
-}
-
-function checkAccess(access: string): KeyAccess {
-  if (!(KEY_ACCESS_LEVELS as readonly string[]).includes(access)) throw new ApiError('invalid_body', `access must be one of ${KEY_ACCESS_LEVELS.map((level) => `"${level}"`).join(', ')}.`);
-  return access as KeyAccess;
-}
-
-function checkGracePeriod(seconds: number): number {
-  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_GRACE_PERIOD_SECONDS) {
-    throw new ApiError('invalid_body', `gracePeriodSeconds must be an integer from 0 to ${MAX_GRACE_PERIOD_SECONDS} (7 days).`);
-  }
-  return seconds;
-}
-
-function checkName(name: string): string {
-  const trimmed = typeof name === 'string' ? name.trim() : '';
-  if (trimmed === '') throw new ApiError('invalid_body', 'name must not be empty or only white space.');
-  if ([...trimmed].length > MAX_NAME_LENGTH) throw new ApiError('invalid_body', `name must have at most ${MAX_NAME_LENGTH} characters.`);
-  return trimmed;
-}
-
-function checkPlanName(plan: string): PlanName {
-  if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new ApiError('invalid_body', `plan must be one of ${PLAN_NAMES.map((p) => `"${p}"`).join(', ')}.`);
-  return plan as PlanName;
-}
-
-function checkQuota(field: 'perMinute' | 'perDay', value: number | null): number | null {
-  if (value === null) return null;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_QUOTA) {
-    throw new ApiError('invalid_body', `${field} must be an integer from 1 to ${MAX_QUOTA}.`);
-  }
-  return value;
-}
-
-function requireQuota(field: 'perMinute' | 'perDay', value: number | null | undefined): number {
-  const quota = checkQuota(field, value ?? null);
-  if (quota === null) throw new ApiError('invalid_body', `${field} is required.`);
-  return quota;
-}
-
 function requireEnterpriseNumbers(account: Account): void {
-  if (account.plan !== 'enterprise') return;
+  if (account.plan !== PLAN_WITHOUT_NUMBERS) return;
   for (const field of ['perMinute', 'perDay'] as const) {
-    if (account[field] === null) throw new ApiError('invalid_body', `${field} is required for an enterprise account (enterprise has no plan numbers).`);
+    if (account[field] === null) throw new ApiError('invalid_body', `${field} is required for an ${PLAN_WITHOUT_NUMBERS} account (${PLAN_WITHOUT_NUMBERS} has no plan numbers).`);
   }
 }
 
-function usageOf(windows: WindowState[], quotas: Quotas, now: number): Record<WindowName, WindowUsage> {
-  const one = (name: WindowName, limit: number): WindowUsage => {
-    const state = windows.find((window) => window.name === name);
-    if (!state) return { used: 0, limit, remaining: limit, resetAt: new Date(defaultReset(name, now)).toISOString() };
-    return {
-      used: Math.max(0, state.limit - state.remaining),
-      limit: state.limit,
-      remaining: state.remaining,
-      resetAt: new Date(state.resetAtMs).toISOString(),
-    };
-  };
-  return { minute: one('minute', quotas.perMinute), day: one('day', quotas.perDay) };
-}
-
-/** Only used if a limiter reports no state for a window: nothing counted yet, reset at the window's natural end. */
-function defaultReset(name: WindowName, now: number): number {
-  if (name === 'minute') return now + 60_000;
-  const midnight = new Date(now);
-  midnight.setUTCHours(24, 0, 0, 0);
-  return midnight.getTime();
-}

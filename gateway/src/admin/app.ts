@@ -17,6 +17,7 @@ import { validateAccountPatch, validateKeyRoll, validateNewAccount, validateNewK
 import { requireKnownHost } from './host-check';
 import { TokenFailures } from './token-failures';
 import { SHARED_TOKEN_ACTOR, type AdminToken } from './tokens';
+import { usageChart } from '../usage/usage-chart';
 
 export interface AdminAppOptions {
   service: AccountService;
@@ -173,6 +174,15 @@ export function createAdminApp(options: AdminAppOptions): Express {
       res.json(await service.updateAccount(req.params.id, validateAccountPatch(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['GET', 'PATCH']));
+
+  app
+    .route('/admin/accounts/:id/history.svg')
+    .get(async (req, res) => {
+      // The portal's chart, for the console: one drawing of the same numbers on both.
+      const { history } = await service.getAccount(req.params.id);
+      res.type('image/svg+xml').send(usageChart(history).text);
+    })
+    .all(methodNotAllowed(['GET']));
 
   app
     .route('/admin/accounts/:id/keys')

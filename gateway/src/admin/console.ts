@@ -2,10 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import { methodNotAllowed } from '../../../shared/src/errors';
+import { nextLinkTarget } from '../../../shared/src/link-header';
+import { PLAN_NAMES } from '../accounts/types';
 
 /**
  * The ops console (`GET /console`): a static page, one vanilla JS module and one style sheet, served
- * as they are from `gateway/src/admin/assets/` (no build step: ADR 0005, ADR 0011). Mounted on the admin app
+ * as they are from `gateway/src/admin/assets/` (no build step: ADR 0005, ADR 0011), and the one
+ * piece of the gateway's own code the page runs too: `link-header.js`, the Link parsing of
+ * `shared/src/link-header.ts` (the CLI's), served as the module its compiled function is. Mounted on the admin app
  * only, so it is never reachable on the public port. The page needs no token to load; it asks for
  * one and sends it as a bearer token to the admin API, which checks every call.
  */
@@ -22,9 +26,20 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const FILES: Record<string, { file: string; type: string }> = {
-  '/console': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  '/console/console.js': { file: 'console.js', type: 'text/javascript; charset=utf-8' },
+/** The page's plan menus, from the one list of plans. */
+const PLAN_OPTIONS_MARKER = '<!-- plan options -->';
+const planOptions = PLAN_NAMES.map((plan) => `<option value="${plan}">${plan.charAt(0).toUpperCase()}${plan.slice(1)}</option>`).join('');
+
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+
+/** Modules of the gateway's code served to the page, each a self-contained function (see `nextLinkTarget`). */
+const SHARED_MODULES: Record<string, string> = {
+  '/console/link-header.js': `export ${nextLinkTarget.toString()}\n`,
+};
+
+const FILES: Record<string, { file: string; type: string; fill?: (text: string) => string }> = {
+  '/console': { file: 'index.html', type: 'text/html; charset=utf-8', fill: (text) => text.replaceAll(PLAN_OPTIONS_MARKER, planOptions) },
+  '/console/console.js': { file: 'console.js', type: JAVASCRIPT },
   '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
   '/console/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
@@ -42,9 +57,15 @@ export function consoleDirectory(from = __dirname): string {
 
 export function consoleRoutes(directory = consoleDirectory()): Router {
   const router = Router({ caseSensitive: true });
-  for (const [route, { file, type }] of Object.entries(FILES)) {
-    // Read once: the files are small, and a missing one stops the gateway at start-up, not a visitor later.
-    const body = readFileSync(path.join(directory, file));
+  const served = [
+    ...Object.entries(FILES).map(([route, { file, type, fill }]) => {
+      // Read once: the files are small, and a missing one stops the gateway at start-up, not a visitor later.
+      const raw = readFileSync(path.join(directory, file));
+      return { route, type, body: fill ? fill(raw.toString('utf8')) : raw };
+    }),
+    ...Object.entries(SHARED_MODULES).map(([route, body]) => ({ route, type: JAVASCRIPT, body })),
+  ];
+  for (const { route, type, body } of served) {
     const serve: RequestHandler = (_req, res) => {
       res.setHeader('Content-Type', type);
       res.setHeader('Content-Security-Policy', CONSOLE_CSP);

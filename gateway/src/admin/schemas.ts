@@ -1,12 +1,15 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { createValidator, type Validator } from '../../../shared/src/validation';
-import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './account-service';
 import { KEY_ACCESS_LEVELS, PLAN_NAMES } from '../accounts/types';
+import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './input-limits';
+
+export { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './input-limits';
 
 /**
  * Admin request bodies: unknown fields are refused, and every message names the field at fault.
  * Their types are derived from these schemas (json-schema-to-ts, compile time only): a field is
- * stated once.
+ * stated once. These are the only statement of the admin input rules: the account service checks
+ * its input with the same validators, whichever way it came in.
  */
 
 const quota = { type: 'integer', minimum: 1, maximum: MAX_QUOTA } as const;

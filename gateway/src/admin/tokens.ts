@@ -15,6 +15,3 @@ export const ADMIN_TOKEN_NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
 
 /** Visible ASCII without the list's separator (the comma): what `Authorization: Bearer` can carry. */
 export const ADMIN_TOKEN_TEXT = /^[\x21-\x2b\x2d-\x7e]+$/;
-
-/** The same minimum as ADMIN_TOKEN's (and every secret the gateway reads). */
-export const ADMIN_TOKEN_MIN_LENGTH = 16;

@@ -1,5 +1,5 @@
+import { parse as parseCookie } from 'cookie';
 import type { CookieOptions, Request, Response } from 'express';
-
 import { DEVICE_COOKIE_DAYS } from './device-cookies';
 
 /**
@@ -27,12 +27,9 @@ export function portalCookies(publicBaseUrl: string | undefined): PortalCookies 
     : { session: 'portal-session', formToken: 'portal-form', device: 'portal-device', secure, path: '/portal' };
 }
 
+/** The cookie's value as the browser sent it (the first, if it sent the name twice), decoded as Express encoded it. */
 export function readCookie(req: Request, name: string): string | undefined {
-  for (const pair of (req.headers.cookie ?? '').split(';')) {
-    const separator = pair.indexOf('=');
-    if (separator > 0 && pair.slice(0, separator).trim() === name) return pair.slice(separator + 1).trim();
-  }
-  return undefined;
+  return parseCookie(req.headers.cookie ?? '')[name];
 }
 
 function options(cookies: PortalCookies, sameSite: 'lax' | 'strict'): CookieOptions {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../../shared/src/errors';
-import type { Plan } from '../accounts/types';
-import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, type AccountDetails, type AccountService, type CreatedKey, type KeyView, type RolledKey, type WindowUsage } from '../admin/account-service';
-import type { NewKeyInput } from '../admin/schemas';
+import { STARTER_PLAN, type Plan } from '../accounts/types';
+import type { AccountService } from '../admin/account-service';
+import type { AccountDetails, CreatedKey, KeyView, RolledKey, WindowUsage } from '../admin/account-views';
+import { MAX_NAME_LENGTH, validateKeyRoll, type NewKeyInput } from '../admin/schemas';
 import { parseRfc3339 } from '../admin/rfc3339';
 import type { PortalSignup } from '../config';
 import { KEY_ID_PATTERN } from '../keys/api-key';
@@ -117,7 +118,7 @@ export class PortalService {
     if (!(await this.deps.store.reserveEmail(email, reservation, RESERVATION_MS))) throw taken;
     try {
       // Recorded in the portal's own audit stream, like the account's later changes to itself.
-      const account = await this.deps.accounts.createAccount({ name: accountName(email), plan: 'free', email }, PORTAL_SIGN_UP_ACTOR);
+      const account = await this.deps.accounts.createAccount({ name: accountName(email), plan: STARTER_PLAN, email }, PORTAL_SIGN_UP_ACTOR);
       const credential = { accountId: account.id, passwordHash, createdAt: account.createdAt };
       if (!(await this.deps.store.completeSignUp(email, reservation, credential))) {
         throw new PortalRefusal(503, 'The sign-up took too long to finish; please try again.');
@@ -228,7 +229,10 @@ export class PortalService {
    */
   async rollKey(accountId: string, keyId: string, gracePeriodSeconds: number): Promise<RolledKey> {
     await this.ownKey(accountId, keyId);
-    if (!Number.isInteger(gracePeriodSeconds) || gracePeriodSeconds < 0 || gracePeriodSeconds > MAX_GRACE_PERIOD_SECONDS) {
+    try {
+      validateKeyRoll({ gracePeriodSeconds });
+    } catch {
+      // The admin schema's rule, in the portal's words.
       throw new PortalRefusal(400, 'The grace period must be a whole number from 0 seconds to 7 days.');
     }
     return this.deps.accounts.rollKey(keyId, { gracePeriodSeconds }, portalActor(accountId)).catch(asPortalRefusal);

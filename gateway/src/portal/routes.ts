@@ -1,15 +1,15 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { ApiError, closeIfBodyUnread, notAllowed, serviceUnavailable } from '../../../shared/src/errors';
+import { ApiError, closeIfBodyUnread, notAllowed } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import { sameSecret } from '../keys/api-key';
-import { StoreUnavailableError } from '../store-errors';
 import type { PortalAssets } from './assets';
 import { clearSessionCookie, portalCookies, readCookie, setDeviceCookie, setFormTokenCookie, setSessionCookie } from './cookies';
 import type { Html } from './html';
-import { GRACE_UNITS, dashboardPage, logInPage, messagePage, revokePage, rollPage, signUpPage, type DashboardView, type PageContext } from './pages';
-import { HasherBusyError } from './passwords';
-import { MAX_NAME_LENGTH } from '../admin/account-service';
-import type { NewKeyInput } from '../admin/schemas';
+import { dashboardPage, type DashboardView } from './dashboard-page';
+import { revokePage, rollPage } from './key-pages';
+import { field, gracePeriodOf, newKeyForm } from './forms';
+import { asApiError, asRefusal, titleFor } from './refusals';
+import { logInPage, messagePage, signUpPage, type PageContext } from './pages';
 import { PortalRefusal, type Credentials, type PortalService, type StartedSession } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
 import { securityHeaders, sentFromPortal } from './web-security';
@@ -263,40 +263,6 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   return router;
 }
 
-/** A text field of the posted form: '' when absent; a repeated field is refused. */
-function field(req: Request, name: string): string {
-  const value: unknown = (req.body as Record<string, unknown> | undefined)?.[name];
-  if (value === undefined) return '';
-  if (typeof value !== 'string') throw new PortalRefusal(400, `The form field "${name}" was sent more than once.`);
-  return value;
-}
-
-const EXPIRY_INPUT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(?:\.\d{1,3})?)?$/;
-
-/** The create-key form: an optional name, a read-only box, an optional expiry (a datetime-local value, read as UTC). */
-function newKeyForm(req: Request): NewKeyInput {
-  const name = field(req, 'name').trim();
-  if ([...name].length > MAX_NAME_LENGTH) throw new PortalRefusal(400, `A key's name may have at most ${MAX_NAME_LENGTH} characters.`);
-  const access = field(req, 'access');
-  if (access !== '' && access !== 'read-only') throw new PortalRefusal(400, 'The form field "access" may only be "read-only".');
-  const expiry = field(req, 'expiresAt').trim();
-  const parts = EXPIRY_INPUT.exec(expiry);
-  if (expiry !== '' && !parts) throw new PortalRefusal(400, 'Enter the expiry as a date and a time (UTC), or leave it empty for a key that never expires.');
-  return {
-    ...(name === '' ? {} : { name }),
-    ...(access === 'read-only' ? { access } : {}),
-    ...(parts ? { expiresAt: `${parts[1]}T${parts[2]}${parts[3] ?? ':00'}Z` } : {}),
-  };
-}
-
-/** The roll form's grace period: a whole number and a unit. */
-function gracePeriodOf(req: Request): number {
-  const amount = field(req, 'grace').trim();
-  const unit = GRACE_UNITS.find((candidate) => candidate.name === field(req, 'graceUnit'));
-  if (!/^[0-9]{1,7}$/.test(amount) || !unit) throw new PortalRefusal(400, 'Enter the grace period as a whole number of seconds, minutes, hours or days.');
-  return Number(amount) * unit.seconds;
-}
-
 function expiredForm(): PortalRefusal {
   return new PortalRefusal(403, 'This form has expired or did not come from the portal, so it was refused (cross-site request protection). Reload the page and try again.');
 }
@@ -313,66 +279,6 @@ function pageMethodNotAllowed(allowed: readonly string[]): RequestHandler {
     res.setHeader('Allow', allowed.join(', '));
     throw new PortalRefusal(405, `${req.method} is not allowed here; use ${allowed.join(' or ')}.`);
   };
-}
-
-interface Refusal {
-  status: number;
-  message: string;
-  retryAfterSeconds?: number;
-}
-
-/** What a person (or the page's script) can be told about an error; undefined for a bug. */
-function asRefusal(error: unknown): Refusal | undefined {
-  if (error instanceof PortalRefusal) return error;
-  if (error instanceof ApiError) return { status: error.status, message: error.message, retryAfterSeconds: numberOr(error.headers['Retry-After']) };
-  if (error instanceof StoreUnavailableError) return asRefusal(serviceUnavailable('The portal cannot reach its store right now; try again in a moment.'));
-  if (error instanceof HasherBusyError) return asRefusal(serviceUnavailable('The portal is very busy right now; try again in a few seconds.', 5));
-  if (error instanceof URIError) return { status: 400, message: 'The address holds invalid percent-encoding.' };
-  const type = typeof error === 'object' && error !== null && 'type' in error ? (error as { type: unknown }).type : undefined;
-  switch (type) {
-    case 'entity.too.large':
-    case 'parameters.too.many':
-      return { status: 413, message: 'The form sent is larger than any portal form.' };
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return { status: 415, message: 'The form must be sent as plain UTF-8, uncompressed.' };
-    case 'request.aborted':
-    case 'stream.not.readable':
-      return { status: 400, message: 'The form could not be read.' };
-    default:
-      return undefined;
-  }
-}
-
-function asApiError(refusal: Refusal): ApiError {
-  const retry: Record<string, string> = refusal.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(refusal.retryAfterSeconds) };
-  if (refusal.status === 429) return new ApiError('rate_limited', refusal.message, retry);
-  if (refusal.status === 503) return serviceUnavailable(refusal.message, refusal.retryAfterSeconds);
-  if (refusal.status === 404) return new ApiError('not_found', refusal.message);
-  return new ApiError('invalid_parameter', refusal.message);
-}
-
-function numberOr(value: string | undefined): number | undefined {
-  return value === undefined ? undefined : Number(value);
-}
-
-function titleFor(status: number): string {
-  switch (status) {
-    case 403:
-      return 'Request refused';
-    case 404:
-      return 'Not found';
-    case 405:
-      return 'Not allowed';
-    case 409:
-      return 'Not possible';
-    case 429:
-      return 'Too many requests';
-    case 503:
-      return 'Unavailable for a moment';
-    default:
-      return 'Please check your request';
-  }
 }
 
 /** `/portal/usage` (with or without a trailing slash, as the router matches it) is JSON, not a page: its errors are too. */

@@ -1,7 +1,10 @@
 // The ops console: a small vanilla module over the admin API, no framework and no build step
 // (ADR 0005, ADR 0011). Every number it shows comes from /admin, called with the operator's token as a bearer
 // token; the token lives in sessionStorage (this tab only) and is never put in a cookie, so no other
-// site can make the browser act with it. Everything shown is written with textContent, never as HTML.
+// site can make the browser act with it. Everything shown is written with textContent, never as HTML;
+// the one drawing, the usage chart, is the gateway's (the portal's chart module), parsed as SVG (XML).
+
+import { nextLinkTarget } from './link-header.js';
 
 const TOKEN_KEY = 'animal-store-ops-token';
 const SVG = 'http://www.w3.org/2000/svg';
@@ -39,12 +42,16 @@ async function api(method, path, body) {
     throw new ApiFailure(401, data?.message ?? 'unauthorized');
   }
   if (!response.ok) throw new ApiFailure(response.status, data?.message ?? `${response.status} ${response.statusText}`);
-  return { data, next: nextLink(response.headers.get('link')) };
+  return { data, next: nextLinkTarget(response.headers.get('link')) ?? null };
 }
 
-function nextLink(header) {
-  const match = /<([^>]+)>\s*;\s*rel="next"/.exec(header ?? '');
-  return match ? match[1] : null;
+/** An account's usage chart, drawn by the gateway: an <svg> element to put in the page. */
+async function historyChart(accountId) {
+  const response = await fetch(`/admin/accounts/${encodeURIComponent(accountId)}/history.svg`, { headers: { authorization: `Bearer ${token()}` } });
+  if (!response.ok) throw new ApiFailure(response.status, `the chart could not be loaded (${response.status})`);
+  const drawing = new DOMParser().parseFromString(await response.text(), 'image/svg+xml').documentElement;
+  if (drawing.namespaceURI !== SVG || drawing.localName !== 'svg') throw new ApiFailure(500, 'the chart is not an SVG drawing');
+  return document.importNode(drawing, true);
 }
 
 // ---------------------------------------------------------------- small DOM helpers
@@ -58,13 +65,6 @@ function el(tag, attributes = {}, ...children) {
     else node.setAttribute(name, value === true ? '' : String(value));
   }
   for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
-  return node;
-}
-
-function svg(tag, attributes = {}, ...children) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
-  for (const child of children) node.append(child instanceof Node ? child : String(child));
   return node;
 }
 
@@ -214,13 +214,15 @@ async function showAccount(id) {
   $('new-key').hidden = true;
   $('plan-error').textContent = '';
   $('key-error').textContent = '';
-  const [account, keys, audit] = await Promise.all([
+  const [account, keys, audit, chart] = await Promise.all([
     api('GET', `/admin/accounts/${encodeURIComponent(id)}`),
     api('GET', `/admin/accounts/${encodeURIComponent(id)}/keys`),
     api('GET', `/admin/audit?account=${encodeURIComponent(id)}&limit=50`),
+    historyChart(id),
   ]);
   currentAccount = account.data;
   renderAccount(account.data);
+  $('history-chart').replaceChildren(chart);
   renderKeys(keys.data);
   $('account-audit-table').tBodies[0].replaceChildren(...audit.data.map(auditRow));
 }
@@ -249,52 +251,6 @@ function renderAccount(account) {
   $('plan-select').value = account.plan;
   $('per-minute').value = account.overrides.perMinute ?? '';
   $('per-day').value = account.overrides.perDay ?? '';
-  $('history-chart').replaceChildren(historyChart(account.history ?? []));
-}
-
-/** Accepted requests per UTC day as an inline SVG bar chart, drawn here (no library). */
-function historyChart(history) {
-  const width = 640;
-  const height = 200;
-  const left = 48;
-  const bottom = 24;
-  const top = 12;
-  const plotWidth = width - left - 8;
-  const plotHeight = height - top - bottom;
-  const peak = Math.max(1, ...history.map((day) => day.accepted));
-  const total = history.reduce((sum, day) => sum + day.accepted, 0);
-  const step = plotWidth / Math.max(1, history.length);
-  const busiest = history.reduce((best, day) => (best === null || day.accepted > best.accepted ? day : best), null);
-  const label =
-    history.length === 0
-      ? 'No history'
-      : `Accepted requests per day from ${history[0].day} to ${history[history.length - 1].day}: ${formatNumber(total)} in all` +
-        (busiest && busiest.accepted > 0 ? `, at most ${formatNumber(busiest.accepted)} on ${busiest.day}.` : '.');
-
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label, 'data-total': total });
-  chart.append(svg('title', {}, label));
-  chart.append(svg('line', { class: 'axis', x1: left, y1: top + plotHeight, x2: width - 8, y2: top + plotHeight }));
-  chart.append(svg('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, formatNumber(peak)));
-  chart.append(svg('text', { x: left - 6, y: top + plotHeight, 'text-anchor': 'end' }, '0'));
-  history.forEach((day, i) => {
-    const barHeight = (day.accepted / peak) * plotHeight;
-    const bar = svg('rect', {
-      class: i === history.length - 1 ? 'bar today' : 'bar',
-      x: (left + i * step + step * 0.15).toFixed(1),
-      y: (top + plotHeight - barHeight).toFixed(1),
-      width: (step * 0.7).toFixed(1),
-      height: barHeight.toFixed(1),
-      'data-day': day.day,
-      'data-accepted': day.accepted,
-    });
-    bar.append(svg('title', {}, `${day.day}: ${formatNumber(day.accepted)} accepted`));
-    chart.append(bar);
-  });
-  if (history.length > 0) {
-    chart.append(svg('text', { x: left, y: height - 6 }, history[0].day));
-    chart.append(svg('text', { x: width - 8, y: height - 6, 'text-anchor': 'end' }, history[history.length - 1].day));
-  }
-  return chart;
 }
 
 /** `active`, `revoked …`, `expired`, `banned until …`, with `replaced by key_…` after a roll. */

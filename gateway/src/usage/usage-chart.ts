@@ -1,10 +1,12 @@
 import type { DailyCount } from '../limits/types';
-import { html, type Html } from './html';
+import { html, type Html } from '../portal/html';
 
 /**
- * The dashboard's chart of accepted requests per UTC day: inline SVG drawn here, on the server.
- * No script and no inline style (the CSP allows neither): geometry is in attributes, colours in
- * the stylesheet. Each bar carries a tooltip (`<title>`) and its numbers in data attributes.
+ * The chart of accepted requests per UTC day, of the portal's dashboard and the ops console alike:
+ * SVG drawn here, on the server (inline in the dashboard; the console fetches it from
+ * `GET /admin/accounts/{id}/history.svg`). No script and no inline style (neither CSP allows them):
+ * geometry is in attributes, colours in each page's stylesheet (`.usage-chart`). Each bar carries
+ * a tooltip (`<title>`) and its numbers in data attributes.
  */
 const WIDTH = 640;
 const HEIGHT = 220;
@@ -51,7 +53,7 @@ export function usageChart(days: readonly DailyCount[]): Html {
     return html`<text class="day" x="${round(x)}" y="${HEIGHT - 8}" text-anchor="middle">${isToday ? 'today' : day.day.slice(5)}</text>`;
   });
 
-  return html`<svg class="usage-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="usage-chart-title usage-chart-desc" data-days="${days.length}" data-total="${total}">
+  return html`<svg class="usage-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="usage-chart-title usage-chart-desc" data-days="${days.length}" data-total="${total}">
 <title id="usage-chart-title">Accepted requests per UTC day, ${first} to ${last}</title>
 <desc id="usage-chart-desc">${formatCount(total)} accepted requests over ${days.length} days; the busiest day had ${formatCount(Math.max(0, ...days.map((day) => day.accepted)))}.</desc>
 ${gridLines}

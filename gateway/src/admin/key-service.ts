@@ -1,0 +1,205 @@
+import { ApiError } from '../../../shared/src/errors';
+import type { ApiEnvironment } from '../../../shared/src/settings';
+import type { AuditValues, NewAuditEntry } from '../audit/audit-log';
+import { KEY_ID_PATTERN, generateApiKey, hashApiKey, newKeyId } from '../keys/api-key';
+import { maskApiKey } from '../keys/masked-key';
+import { DEFAULT_KEY_ACCESS, type Account, type AccountStore, type ApiKeyRecord } from '../accounts/types';
+import type { KeyActivity, UsageLimiter } from './account-service';
+import { keyViewOf, type CreatedKey, type KeyView, type RolledKey } from './account-views';
+import { activeKeys, checkCreatedPerDay, revokedKeysToRemove, type KeyLimits } from './key-limits';
+import { notFound, notRollable } from './refusals';
+import { parseRfc3339 } from './rfc3339';
+import { DEFAULT_GRACE_PERIOD_SECONDS, validateKeyRoll, validateNewKey, type KeyRollInput, type NewKeyInput } from './schemas';
+
+/** What the key use cases share with the rest of the account service. */
+export interface KeyServiceDeps {
+  store: AccountStore;
+  limiter: UsageLimiter;
+  environment: ApiEnvironment;
+  keyActivity: KeyActivity;
+  keyLimits: KeyLimits;
+  now: () => number;
+  /** Records an audit entry (a failure to is logged, never thrown: the change stands). */
+  record(entry: Omit<NewAuditEntry, 'at'>): Promise<void>;
+  /** The account, or 404 not_found. */
+  requireAccount(id: string): Promise<Account>;
+}
+
+/**
+ * The key use cases of the account service (`AccountService` answers them through this): create,
+ * roll, list, revoke, lift a ban, within the key limits. Key changes of one account run one at a
+ * time in this process, so concurrent creations cannot all pass the caps.
+ */
+export class KeyService {
+  private readonly keyWork = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly deps: KeyServiceDeps) {}
+
+  /**
+   * A new key (shown this once), read-write and never expiring unless `input` says otherwise, within
+   * the account's key limits: 400 invalid_parameter when it holds the most active keys (revoked,
+   * expired and rolled-away keys do not count), 429 rate_limited (with Retry-After) when it has
+   * created the most in the last 24 hours. Revoked keys past their retention, or past the number
+   * kept, are removed first.
+   */
+  async createKey(accountId: string, actor: string, input: NewKeyInput): Promise<CreatedKey> {
+    const { name, access = DEFAULT_KEY_ACCESS, expiresAt } = validateNewKey(input);
+    const account = await this.deps.requireAccount(accountId);
+    const settings = {
+      ...(name === undefined ? {} : { name: name.trim() }),
+      access,
+      ...(expiresAt === undefined ? {} : { expiresAt: this.futureTime('expiresAt', expiresAt) }),
+    };
+    return this.oneAtATime(account.id, async () => {
+      const keys = await this.deps.store.listKeys(account.id);
+      const now = this.deps.now();
+      await this.removeOldRevokedKeys(keys, now);
+      const isoNow = new Date(now).toISOString();
+      const { active } = this.deps.keyLimits;
+      if (activeKeys(keys, isoNow).length >= active) {
+        throw new ApiError('invalid_parameter', `Account ${account.id} already has ${active} active keys, the most an account may hold: revoke one it no longer uses first.`);
+      }
+      checkCreatedPerDay(account.id, keys, now, this.deps.keyLimits);
+      const { key, record } = this.newKey(account.id, settings);
+      await this.deps.store.addKey(record);
+      await this.deps.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
+      return this.created(key, record);
+    });
+  }
+
+  /**
+   * Rolls a key: a new key for the same account with the same name and access (never expiring),
+   * and the old key set to expire at the end of the grace period (sooner if it already expired
+   * sooner), naming its replacement; one atomic store write, heard by every replica through the
+   * change feed. A revoked, expired or already rolled key is not rolled: 409 conflict, saying why
+   * and what to do instead.
+   */
+  async rollKey(keyId: string, input: KeyRollInput, actor: string): Promise<RolledKey> {
+    const { gracePeriodSeconds: grace = DEFAULT_GRACE_PERIOD_SECONDS } = validateKeyRoll(input);
+    const old = KEY_ID_PATTERN.test(keyId) ? await this.deps.store.getKey(keyId) : null;
+    if (!old) throw notFound('key', keyId);
+    // A roll makes a key: it counts against the keys an account may create in a day (rolling the
+    // replacement again and again would otherwise be a key factory), but not against the active
+    // keys, since the old one is on its way out.
+    return this.oneAtATime(old.accountId, async () => {
+      const now = this.deps.now();
+      checkCreatedPerDay(old.accountId, await this.deps.store.listKeys(old.accountId), now, this.deps.keyLimits);
+      const { key, record } = this.newKey(old.accountId, { ...(old.name === undefined ? {} : { name: old.name }), access: old.access ?? DEFAULT_KEY_ACCESS });
+      const expiresAt = new Date(now + grace * 1000).toISOString();
+      const rolled = await this.deps.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString() });
+      if (rolled.outcome !== 'rolled') throw notRollable(keyId, rolled);
+      const { accountId } = record;
+      await this.deps.record({ actor, action: 'key.created', target: record.id, accountId, before: null, after: { ...keyValues(record), rolledFrom: old.id } });
+      await this.deps.record({
+        actor,
+        action: 'key.rolled',
+        target: old.id,
+        accountId,
+        before: { expiresAt: old.expiresAt ?? null, replacedBy: null },
+        after: { expiresAt: rolled.key.expiresAt ?? null, replacedBy: record.id },
+      });
+      return { ...this.created(key, record), replaces: { id: old.id, expiresAt: rolled.key.expiresAt! } };
+    });
+  }
+
+  /** The account's keys, revoked ones included, oldest first, with when each was last used and any ban in force. */
+  async listKeys(accountId: string): Promise<KeyView[]> {
+    const account = await this.deps.requireAccount(accountId);
+    const keys = await this.deps.store.listKeys(account.id);
+    const now = this.deps.now();
+    const isoNow = new Date(now).toISOString();
+    const [lastUsed, bans] = await Promise.all([
+      this.deps.keyActivity.lastUsed(keys.map((key) => key.id)),
+      // A revoked or expired key is refused before the limiter is asked: any ban it had no longer matters.
+      Promise.all(keys.map((key) => (key.revokedAt === null && !(key.expiresAt !== undefined && key.expiresAt <= isoNow) ? this.deps.limiter.bannedUntil({ accountId: account.id, keyId: key.id }, now) : null))),
+    ]);
+    return keys.map((key, i) => keyViewOf(key, lastUsed.get(key.id), bans[i] ?? null));
+  }
+
+  /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time (and records nothing). */
+  async revokeKey(keyId: string, actor: string): Promise<void> {
+    const key = KEY_ID_PATTERN.test(keyId) ? await this.deps.store.getKey(keyId) : null;
+    const at = this.isoNow();
+    if (!key || !(await this.deps.store.revokeKey(key.id, at))) throw notFound('key', keyId);
+    if (key.revokedAt === null) {
+      await this.deps.record({ actor, action: 'key.revoked', target: key.id, accountId: key.accountId, before: { revokedAt: null }, after: { revokedAt: at } });
+      // The revoked keys an account keeps stay bounded even if it never creates another.
+      await this.oneAtATime(key.accountId, async () => this.removeOldRevokedKeys(await this.deps.store.listKeys(key.accountId), this.deps.now()));
+    }
+  }
+
+  /**
+   * Removes the revoked keys among `keys` that are past their retention or beyond the number kept
+   * (oldest revocations first). Housekeeping, not a change anyone made: no audit entry; the trail
+   * keeps the key's creation and revocation.
+   */
+  private async removeOldRevokedKeys(keys: readonly ApiKeyRecord[], now: number): Promise<void> {
+    for (const key of revokedKeysToRemove(keys, now, this.deps.keyLimits)) await this.deps.store.removeRevokedKey(key.id);
+  }
+
+  /** Runs `work` after any earlier key work of the same account in this process has finished. */
+  private oneAtATime<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.keyWork.get(accountId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.keyWork.set(accountId, settled);
+    void settled.then(() => {
+      if (this.keyWork.get(accountId) === settled) this.keyWork.delete(accountId);
+    });
+    return next;
+  }
+
+  async liftBan(keyId: string, actor: string): Promise<void> {
+    const key = KEY_ID_PATTERN.test(keyId) ? await this.deps.store.getKey(keyId) : null;
+    if (!key) throw notFound('key', keyId);
+    const bannedUntil = await this.deps.limiter.bannedUntil({ accountId: key.accountId, keyId: key.id }, this.deps.now());
+    await this.deps.limiter.liftBan({ accountId: key.accountId, keyId: key.id });
+    // Other replicas cached the ban locally; the change feed tells them to let go of it.
+    await this.deps.store.announce({ type: 'ban-lifted', accountId: key.accountId, keyId: key.id });
+    await this.deps.record({
+      actor,
+      action: 'ban.lifted',
+      target: key.id,
+      accountId: key.accountId,
+      before: { bannedUntil: bannedUntil === null ? null : new Date(bannedUntil).toISOString() },
+      after: { bannedUntil: null },
+    });
+  }
+
+  /** A new key of this environment and its record, made now. */
+  private newKey(accountId: string, settings: Pick<ApiKeyRecord, 'name' | 'access' | 'expiresAt'>): { key: string; record: ApiKeyRecord } {
+    const key = generateApiKey(this.deps.environment);
+    return { key, record: { id: newKeyId(), accountId, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null, masked: maskApiKey(key), ...settings } };
+  }
+
+  private created(key: string, record: ApiKeyRecord): CreatedKey {
+    return {
+      id: record.id,
+      key,
+      accountId: record.accountId,
+      createdAt: record.createdAt,
+      environment: this.deps.environment,
+      name: record.name ?? null,
+      access: record.access ?? DEFAULT_KEY_ACCESS,
+      expiresAt: record.expiresAt ?? null,
+    };
+  }
+
+  /** An RFC 3339 time after now, as the store keeps times (UTC, `toISOString`, so they compare as strings). */
+  private futureTime(field: string, text: string): string {
+    const at = parseRfc3339(text);
+    if (at === null) throw new ApiError('invalid_body', `${field} must be an RFC 3339 date and time with its time zone, e.g. 2030-01-31T12:00:00Z; got "${text}".`);
+    if (at <= this.deps.now()) throw new ApiError('invalid_body', `${field} must be in the future: ${new Date(at).toISOString()} has passed (it is now ${this.isoNow()}).`);
+    return new Date(at).toISOString();
+  }
+
+  private isoNow(): string {
+    return new Date(this.deps.now()).toISOString();
+  }
+}
+
+/** What the audit trail records of a new key: never the key, nor its hash. */
+function keyValues(record: ApiKeyRecord): AuditValues {
+  return { masked: record.masked ?? null, name: record.name ?? null, access: record.access ?? DEFAULT_KEY_ACCESS, expiresAt: record.expiresAt ?? null };
+}
+
