@@ -1,31 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
 import { createLimiter, type Limiter } from '../src/limits';
+import { useRedis } from './support/redis';
 
 const logger = pino({ level: 'silent' });
 const ban = { threshold: 1000, seconds: 900 };
 const DAY_MS = 86_400_000;
 const TOLERANCE_MS = 2_000;
-let server: TestRedis;
+const server = useRedis();
 let redis: Redis;
 
 beforeAll(async () => {
-  server = await TestRedis.start();
-  redis = await connectRedis(server.url, 300);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
+  redis = await server.connection();
 });
 
 /** Redis's own clock, read around the script call, so the test checks against the clock the script used. */
 async function redisNowMs(): Promise<number> {
-  const reply = await server.command('TIME');
-  const [seconds, micros] = [...reply.matchAll(/^(\d+)\r$/gm)].map((m) => Number(m[1]));
+  const [seconds, micros] = (await server.server.client.time()).map(Number);
   return seconds! * 1000 + Math.floor(micros! / 1000);
 }
 

@@ -38,8 +38,7 @@ const fellBackToInProcess = () => system.gateways.some((g) => g.process.output.i
 const ownerOf = (accountId: string) => cluster.nodeForKey(`rl:{${accountId}}:minute`);
 
 async function minuteCount(accountId: string): Promise<number> {
-  const reply = await (await ownerOf(accountId)).command('GET', `rl:{${accountId}}:minute`);
-  return reply.startsWith('$-1') ? 0 : Number(reply.split('\r\n')[1]);
+  return Number((await (await ownerOf(accountId)).client.get(`rl:{${accountId}}:minute`)) ?? 0);
 }
 
 /** Accounts made through the ops API until every master holds the limiter keys of `perMaster` of them. */
