@@ -4,7 +4,7 @@
  * - unit: the *.test.ts beside the sources; no process, no Redis, no database server.
  * - service: a service in this process (gateway/test, pets-service/test) against a real
  *   redis-server or PostgreSQL.
- * - e2e: test/, the compiled services as real processes; the only tier that needs `dist/`, built
+ * - e2e: test/, the compiled services (or a browser) as real processes; the only tier that needs `dist/`, built
  *   by its global set-up, and the one that type-checks the whole project (test/typecheck.test.ts).
  * The tiers are told apart by where a file is (testMatch), never by ignore patterns, which a
  * command line's --testPathIgnorePatterns replaces.
@@ -18,8 +18,8 @@ const shared = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 
-// Tests beside a service's in-process tests that run a compiled program as a process: e2e.
-const processTestsOutsideTest = ['gateway/test/admin-cli.test.ts'];
+// Tests beside a service's in-process tests that run another process (the compiled CLI, Chromium): e2e.
+const processTestsOutsideTest = ['gateway/test/admin-cli.test.ts', 'gateway/test/ops-console.test.ts'];
 
 /** @type {import('jest').Config} */
 module.exports = {
