@@ -1,14 +1,46 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Three tiers, each a jest project (`npm test` runs all three; `npm run test:unit`, `test:service`,
+ * `test:e2e` one each, or `npx jest --selectProjects unit service`):
+ * - unit: the *.test.ts beside the sources; no process, no Redis, no database server.
+ * - service: a service in this process (gateway/test, pets-service/test) against a real
+ *   redis-server or PostgreSQL.
+ * - e2e: test/, the compiled services (or a browser) as real processes; the only tier that needs `dist/`, built
+ *   by its global set-up, and the one that type-checks the whole project (test/typecheck.test.ts).
+ * The tiers are told apart by where a file is (testMatch), never by ignore patterns, which a
+ * command line's --testPathIgnorePatterns replaces.
+ */
+const shared = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-  // Process-level tests spawn the compiled services; build them once per run.
-  globalSetup: '<rootDir>/test/helpers/global-setup.js',
+};
+
+// Tests beside a service's in-process tests that run another process (the compiled CLI, Chromium): e2e.
+const processTestsOutsideTest = ['gateway/test/admin-cli.test.ts', 'gateway/test/ops-console.test.ts'];
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{gateway,pets-service,shared,client}/src/**/*.test.ts', '<rootDir>/{scripts,bench,tools}/**/*.test.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'service',
+      testMatch: ['<rootDir>/{gateway,pets-service}/test/**/*.test.ts', ...processTestsOutsideTest.map((file) => `!**/${file}`)],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.test.ts', ...processTestsOutsideTest.map((file) => `<rootDir>/${file}`)],
+      globalSetup: '<rootDir>/test/helpers/global-setup.js',
+    },
+  ],
   maxWorkers: 2,
   testTimeout: 30000,
 };

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createConnection } from 'node:net';
+import Redis from 'ioredis';
 import { freePort, waitFor } from './ports';
 
 export interface TestRedisOptions {
@@ -15,6 +15,7 @@ export interface TestRedisOptions {
  */
 export class TestRedis {
   private process: ChildProcess | undefined;
+  private connection: Redis | undefined;
 
   private constructor(
     readonly port: number,
@@ -47,11 +48,14 @@ export class TestRedis {
     child.once('exit', () => {
       if (this.process === child) this.process = undefined;
     });
+    this.connection = inspectingClient(this.port);
     await waitFor(() => this.ping(), 10_000, `redis-server on port ${this.port}`);
   }
 
   async stop(): Promise<void> {
     const child = this.process;
+    this.connection?.disconnect();
+    this.connection = undefined;
     if (!child) return;
     this.process = undefined;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -60,59 +64,52 @@ export class TestRedis {
   }
 
   /**
+   * A connection of the test's own while the server runs, so a test inspects Redis without the
+   * code under test: ioredis's commands, or `client.call(...)` for any other (CLIENT PAUSE, CLUSTER …).
+   */
+  get client(): Redis {
+    if (!this.connection) throw new Error(`redis-server on port ${this.port} is not running`);
+    return this.connection;
+  }
+
+  /**
    * Waits until every acknowledged write is in the AOF file (the kernel's, so a SIGKILL cannot lose
    * it). With `appendfsync everysec` Redis may hold its AOF buffer for up to 2 s while an fsync is
    * slow, and answers the client meanwhile: a kill right after a write can lose it (seen on CI).
    */
   async aofWritten(): Promise<void> {
-    await waitFor(async () => /\baof_buffer_length:0\r/.test(await this.command('INFO', 'persistence')), 5_000, `the AOF of redis-server on port ${this.port} written`);
-  }
-
-  /** Raw RESP round trip, so tests can inspect Redis without the code under test. */
-  command(...args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const socket = createConnection(this.port, '127.0.0.1');
-      let reply = '';
-      socket.setTimeout(2000, () => socket.destroy(new Error('redis command timed out')));
-      socket.on('error', reject);
-      socket.on('data', (chunk) => {
-        reply += chunk.toString('utf8');
-        if (isCompleteReply(reply)) {
-          socket.end();
-          resolve(reply);
-        }
-      });
-      socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`);
-    });
+    await waitFor(async () => /\baof_buffer_length:0\r/.test(await this.client.info('persistence')), 5_000, `the AOF of redis-server on port ${this.port} written`);
   }
 
   async ping(): Promise<boolean> {
-    return (await this.command('PING')).startsWith('+PONG');
+    return (await this.client.ping()) === 'PONG';
   }
 
   async flushAll(): Promise<void> {
-    await this.command('FLUSHALL');
+    await this.client.flushall();
   }
 
   /** Calls of each Redis command since the last `CONFIG RESETSTAT`. */
   async commandStats(): Promise<Record<string, number>> {
-    const info = await this.command('INFO', 'commandstats');
+    const info = await this.client.info('commandstats');
     const stats: Record<string, number> = {};
     for (const match of info.matchAll(/cmdstat_([a-z|_-]+):calls=(\d+)/g)) stats[match[1]!] = Number(match[2]);
     return stats;
   }
 
   async resetStats(): Promise<void> {
-    await this.command('CONFIG', 'RESETSTAT');
+    await this.client.config('RESETSTAT');
   }
 }
 
-function isCompleteReply(reply: string): boolean {
-  if (reply.startsWith('$')) {
-    const header = reply.indexOf('\r\n');
-    if (header < 0) return false;
-    const length = Number(reply.slice(1, header));
-    return length < 0 || Buffer.byteLength(reply) >= header + 2 + length + 2;
-  }
-  return reply.endsWith('\r\n');
+/**
+ * Fails fast instead of waiting: no offline queue (a command while disconnected, e.g. while the
+ * server starts or after a test stopped it, is refused at once) and a command timeout, as the
+ * hand-written client it replaces had.
+ */
+function inspectingClient(port: number): Redis {
+  const client = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 2_000, retryStrategy: () => 20 });
+  // Refused connections while the server starts are expected; a command's failure reaches its caller.
+  client.on('error', () => undefined);
+  return client;
 }

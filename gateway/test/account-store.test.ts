@@ -3,23 +3,15 @@ import { RedisAccountStore } from '../src/accounts/redis-account-store';
 import type { ChangeEvent } from '../src/accounts/types';
 import { generateApiKey, hashApiKey, newAccountId, newKeyId } from '../src/keys/api-key';
 import { waitFor } from '../../test/helpers/ports';
-import { TestRedis } from '../../test/helpers/redis-server';
 import { accountStoreContract } from './account-store.contract';
+import { useRedis } from './support/redis';
 
-let redis: TestRedis;
-
-beforeAll(async () => {
-  redis = await TestRedis.start();
-});
-
-afterAll(async () => {
-  await redis.stop();
-});
+const redis = useRedis();
 
 accountStoreContract('MemoryAccountStore', async () => new MemoryAccountStore());
 
 accountStoreContract('RedisAccountStore', async () => {
-  await redis.flushAll();
+  await redis.server.flushAll();
   const store = await RedisAccountStore.connect(redis.url);
   await store.whenSubscribed();
   return store;
@@ -39,8 +31,7 @@ describe('RedisAccountStore specifics', () => {
   let store: RedisAccountStore;
 
   beforeEach(async () => {
-    await redis.start();
-    await redis.flushAll();
+    await redis.reset();
     store = await RedisAccountStore.connect(redis.url);
     await store.whenSubscribed();
   });
@@ -56,7 +47,7 @@ describe('RedisAccountStore specifics', () => {
     await store.createAccount({ id: accountId, name: 'A', plan: 'free', perMinute: null, perDay: null, email: null, createdAt: '2026-01-01T00:00:00.000Z' });
     await store.addKey({ id: keyId, accountId, hash: hashApiKey(key), createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null });
     await store.setPlan({ name: 'pro', perMinute: 1, perDay: 2 });
-    const keys = (await redis.command('KEYS', '*')).split('\r\n').filter((line) => line && !/^[*$]/.test(line));
+    const keys = await redis.server.client.keys('*');
     expect(keys.sort()).toEqual(
       [
         `{gw}:account:${accountId}`,
@@ -70,8 +61,7 @@ describe('RedisAccountStore specifics', () => {
       ].sort(),
     );
     for (const name of keys) {
-      const dump = await redis.command('DUMP', name);
-      expect(dump).not.toContain(key);
+      expect((await redis.server.client.dumpBuffer(name)).includes(key)).toBe(false);
     }
   });
 
@@ -93,16 +83,14 @@ describe('RedisAccountStore specifics', () => {
   it('when garbage is published on the channel, then listeners hear nothing', async () => {
     const events: ChangeEvent[] = [];
     store.onChange((event) => events.push(event));
-    await redis.command('PUBLISH', store.channel, 'not json');
-    await redis.command('PUBLISH', store.channel, '{"type":"key","keyId":1}');
-    await redis.command('PUBLISH', store.channel, '{"type":"plan","plan":"gold"}');
+    for (const garbage of ['not json', '{"type":"key","keyId":1}', '{"type":"plan","plan":"gold"}']) await redis.server.client.publish(store.channel, garbage);
     await store.setPlan({ name: 'free', perMinute: 1, perDay: 2 });
     await waitFor(() => events.length > 0, 1_000, 'the marker event');
     expect(events).toEqual([{ type: 'plan', plan: 'free' }]);
   });
 
   it('when Redis is down, then reads and writes fail fast as StoreUnavailableError', async () => {
-    await redis.stop();
+    await redis.server.stop();
     const started = Date.now();
     await expect(store.getAccount(newAccountId())).rejects.toMatchObject({ name: 'StoreUnavailableError' });
     await expect(store.setPlan({ name: 'free', perMinute: 1, perDay: 2 })).rejects.toMatchObject({ name: 'StoreUnavailableError' });
@@ -112,8 +100,8 @@ describe('RedisAccountStore specifics', () => {
   it('when the subscriber reconnects after an outage, then listeners get a reset and hear later writes again', async () => {
     const events: ChangeEvent[] = [];
     store.onChange((event) => events.push(event));
-    await redis.stop();
-    await redis.start();
+    await redis.server.stop();
+    await redis.server.start();
     await waitFor(() => events.some((event) => event.type === 'reset'), 5_000, 'a reset event');
     await waitFor(async () => (await store.setPlan({ name: 'pro', perMinute: 9, perDay: 99 }).then(() => true)), 5_000, 'the command connection');
     await waitFor(() => events.some((event) => event.type === 'plan'), 1_000, 'the plan event after the reconnect');
@@ -126,11 +114,11 @@ describe('RedisAccountStore specifics', () => {
         const name = i % 10 === 3 ? `Needle ${i}` : `Hay ${i}`;
         await small.createAccount({ id: newAccountId(), name, plan: 'free', perMinute: null, perDay: null, email: null, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() });
       }
-      await redis.resetStats();
+      await redis.server.resetStats();
       const first = await small.listAccounts({ limit: 3, search: 'needle' });
       expect(first.accounts.map((account) => account.name)).toEqual(['Needle 3', 'Needle 13', 'Needle 23']);
       expect(first.next).not.toBeNull();
-      const stats = await redis.commandStats();
+      const stats = await redis.server.commandStats();
       // 34 entries looked at (up to the fourth match) in calls of at most 7.
       expect((stats['eval'] ?? 0) + (stats['evalsha'] ?? 0)).toBe(5);
       expect(stats['scan'] ?? 0).toBe(0);
@@ -147,17 +135,18 @@ describe('RedisAccountStore specifics', () => {
     const [legacyId, futureId] = [newKeyId(), newKeyId()];
     const [legacyHash, futureHash] = [hashApiKey(generateApiKey()), hashApiKey(generateApiKey())];
     const fields = (id: string, hash: string) => ['id', id, 'accountId', accountId, 'hash', hash, 'createdAt', '2025-01-01T00:00:00.000Z', 'revokedAt', ''];
-    await redis.command('HSET', `{gw}:key:${legacyId}`, ...fields(legacyId, legacyHash));
-    await redis.command('SET', `{gw}:keyhash:${legacyHash}`, legacyId);
-    await redis.command('HSET', `{gw}:key:${futureId}`, ...fields(futureId, futureHash), 'access', 'write-only');
-    await redis.command('SET', `{gw}:keyhash:${futureHash}`, futureId);
+    const client = redis.server.client;
+    await client.hset(`{gw}:key:${legacyId}`, ...fields(legacyId, legacyHash));
+    await client.set(`{gw}:keyhash:${legacyHash}`, legacyId);
+    await client.hset(`{gw}:key:${futureId}`, ...fields(futureId, futureHash), 'access', 'write-only');
+    await client.set(`{gw}:keyhash:${futureHash}`, futureId);
     expect((await store.resolveKey(legacyHash))?.key).toEqual({ id: legacyId, accountId, hash: legacyHash, createdAt: '2025-01-01T00:00:00.000Z', revokedAt: null });
     expect((await store.getKey(futureId))?.access).toBe('read-only');
   });
 
   it('when an account stored before the indexes existed is updated, then it joins them', async () => {
     const id = newAccountId();
-    await redis.command('HSET', `{gw}:account:${id}`, 'id', id, 'name', 'Legacy', 'plan', 'pro', 'perMinute', '', 'perDay', '', 'email', '', 'createdAt', '2025-01-01T00:00:00.000Z');
+    await redis.server.client.hset(`{gw}:account:${id}`, 'id', id, 'name', 'Legacy', 'plan', 'pro', 'perMinute', '', 'perDay', '', 'email', '', 'createdAt', '2025-01-01T00:00:00.000Z');
     expect((await store.listAccounts({ limit: 10 })).accounts).toEqual([]);
     const legacy = (await store.getAccount(id))!;
     await store.updateAccount({ ...legacy, plan: 'business' });

@@ -7,8 +7,8 @@ import { BUILT_IN_PLANS } from '../src/accounts/types';
 import { createAdminApp } from '../src/admin/app';
 import { TokenFailures } from '../src/admin/token-failures';
 import { hashApiKey, parseApiKey } from '../src/keys/api-key';
-import { TestRedis } from '../../test/helpers/redis-server';
 import { opsParts } from './support/ops';
+import { useRedis } from './support/redis';
 
 const TOKEN = 'test-admin-token-0123456789';
 const logger = createLogger('admin-test', 'silent');
@@ -453,17 +453,11 @@ describe('routing', () => {
 });
 
 describe('admin API over a Redis store that is down', () => {
-  let redis: TestRedis;
+  const redis = useRedis();
   let store: RedisAccountStore;
 
   beforeAll(async () => {
-    redis = await TestRedis.start();
-    store = await RedisAccountStore.connect(redis.url);
-  });
-
-  afterAll(async () => {
-    await store.close();
-    await redis.stop();
+    store = redis.closeAfter(await RedisAccountStore.connect(redis.url));
   });
 
   it('when Redis is unreachable, then 503 service_unavailable with Retry-After, quickly', async () => {
@@ -471,7 +465,7 @@ describe('admin API over a Redis store that is down', () => {
     const app = express().use(createAdminApp({ service, reports, adminToken: TOKEN, logger }));
     const created = await request(app).post('/admin/accounts').set('Authorization', `Bearer ${TOKEN}`).send({ name: 'A', plan: 'free' });
     expect(created.status).toBe(201);
-    await redis.stop();
+    await redis.server.stop();
     const started = Date.now();
     const res = await request(app).get(`/admin/accounts/${created.body.id}`).set('Authorization', `Bearer ${TOKEN}`);
     expectError(res, 503, 'service_unavailable');

@@ -1,20 +1,14 @@
-import { connectRedis, type Redis } from '../src/redis';
+import type { Redis } from '../src/redis';
 import { MemoryAuditLog, type AuditLog, type NewAuditEntry } from '../src/audit/audit-log';
 import { RedisAuditLog } from '../src/audit/redis-audit-log';
 import { SeparatedAuditLog } from '../src/audit/separated-audit-log';
-import { TestRedis } from '../../test/helpers/redis-server';
+import { useRedis } from './support/redis';
 
-let redis: TestRedis;
+const redis = useRedis();
 let client: Redis;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  client = await connectRedis(redis.url);
-});
-
-afterAll(async () => {
-  client.disconnect();
-  await redis.stop();
+  client = await redis.connection();
 });
 
 const ACME = 'acct_AAAAAAAAAAAAAAAAAAAA';
@@ -87,7 +81,7 @@ function auditLogContract(name: string, open: () => Promise<AuditLog>) {
 auditLogContract('MemoryAuditLog', async () => new MemoryAuditLog());
 
 auditLogContract('RedisAuditLog', async () => {
-  await redis.flushAll();
+  await redis.server.flushAll();
   return new RedisAuditLog({ redis: client, key: (name) => `gw:${name}`, listBudget: 4 });
 });
 
@@ -109,7 +103,7 @@ function withoutActors(log: AuditLog): AuditLog {
 }
 auditLogContract('SeparatedAuditLog (in process)', async () => withoutActors(alternating(new SeparatedAuditLog(new MemoryAuditLog(), new MemoryAuditLog()))));
 auditLogContract('SeparatedAuditLog (Redis)', async () => {
-  await redis.flushAll();
+  await redis.server.flushAll();
   const stream = (name: string) => new RedisAuditLog({ redis: client, key: (n) => `gw:${n}`, stream: name, listBudget: 4 });
   return withoutActors(alternating(new SeparatedAuditLog(stream('audit'), stream('audit:portal'))));
 });
@@ -141,12 +135,11 @@ describe('SeparatedAuditLog specifics (issue 17: one portal account flushed the 
   });
 
   it('when on Redis, then the two streams are separate keys, the portal one capped on its own', async () => {
-    await redis.start();
-    await redis.flushAll();
+    await redis.reset();
     const log = new SeparatedAuditLog(new RedisAuditLog({ redis: client, key: (n) => `{gw}:${n}` }), new RedisAuditLog({ redis: client, key: (n) => `{gw}:${n}`, stream: 'audit:portal', maxEntries: 10 }));
     await log.record(entry(1, { actor: 'alice' }));
     for (let n = 2; n < 400; n++) await log.record(entry(n, { actor: `portal:${ACME}` }));
-    expect(((await redis.command('KEYS', '{gw}:audit*')) as unknown as string).split(/\s+/).filter(Boolean).sort()).toEqual(expect.arrayContaining(['{gw}:audit', '{gw}:audit:portal']));
+    expect((await client.keys('{gw}:audit*')).sort()).toEqual(['{gw}:audit', '{gw}:audit:portal']);
     const operators = (await log.list({ limit: 100, accountId: ACME })).entries.filter((e) => e.actor === 'alice');
     expect(operators).toHaveLength(1);
   });
@@ -167,34 +160,31 @@ describe('MemoryAuditLog specifics', () => {
 });
 
 describe('RedisAuditLog specifics', () => {
-  beforeEach(async () => {
-    await redis.start();
-    await redis.flushAll();
-  });
+  beforeEach(() => redis.reset());
 
   it('when entries are recorded, then they go to one capped stream under the store\'s prefix, trimmed near the cap', async () => {
     const log = new RedisAuditLog({ redis: client, key: (name) => `{gw}:${name}`, maxEntries: 10 });
     for (let n = 0; n < 250; n++) await log.record(entry(n));
-    expect(await redis.command('KEYS', '*')).toContain('{gw}:audit');
-    const length = Number(/:(\d+)/.exec(await redis.command('XLEN', '{gw}:audit'))![1]);
+    expect(await client.keys('*')).toEqual(['{gw}:audit']);
+    const length = await client.xlen('{gw}:audit');
     // MAXLEN ~ trims whole stream nodes (100 entries each by default): cheap, approximately the cap.
     expect(length).toBeGreaterThanOrEqual(10);
     expect(length).toBeLessThanOrEqual(110);
   });
 
   it('when a stream entry was written by someone else with unreadable values, then the page still reads, with nulls', async () => {
-    await redis.command('XADD', 'gw:audit', '*', 'at', 'x', 'actor', 'mallory', 'action', 'account.updated', 'target', ACME, 'accountId', ACME, 'before', '{oops', 'after', '[1]');
+    await client.xadd('gw:audit', '*', 'at', 'x', 'actor', 'mallory', 'action', 'account.updated', 'target', ACME, 'accountId', ACME, 'before', '{oops', 'after', '[1]');
     const { entries } = await new RedisAuditLog({ redis: client, key: (name) => `gw:${name}` }).list({ limit: 5 });
     expect(entries).toEqual([expect.objectContaining({ actor: 'mallory', before: null, after: null })]);
   });
 
   it('when Redis is down, then recording and listing fail fast as StoreUnavailableError', async () => {
     const log = new RedisAuditLog({ redis: client, key: (name) => `gw:${name}` });
-    await redis.stop();
+    await redis.server.stop();
     const started = Date.now();
     await expect(log.record(entry(1))).rejects.toMatchObject({ name: 'StoreUnavailableError' });
     await expect(log.list({ limit: 5 })).rejects.toMatchObject({ name: 'StoreUnavailableError' });
     expect(Date.now() - started).toBeLessThan(2_500);
-    await redis.start();
+    await redis.server.start();
   });
 });

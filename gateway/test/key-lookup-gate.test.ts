@@ -12,8 +12,8 @@ import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { createMetrics } from '../src/metrics';
 import { createPetsProxy } from '../src/upstream/pets-proxy';
 import { ReplicaSet } from '../src/upstream/replicas';
-import { TestRedis } from '../../test/helpers/redis-server';
 import { ADMIN_TOKEN, createKey, limitsOf, publicGet, startGateway } from './support/gateway';
+import { useRedis } from './support/redis';
 
 /**
  * A key the caches do not know is looked up when the look-up gate lets it: at once within its
@@ -197,29 +197,23 @@ describe('a recently valid key that no longer resolves', () => {
 });
 
 describe('key look-ups through the look-up gate (Redis)', () => {
-  let redis: TestRedis;
+  const redis = useRedis();
   let gateway: Gateway;
 
   beforeAll(async () => {
-    redis = await TestRedis.start();
-    gateway = await startGateway({ ...ENV, REDIS_URL: redis.url });
+    gateway = redis.closeAfter(await startGateway({ ...ENV, REDIS_URL: redis.url }));
     // rate-limiter-flexible loads its script with the first call; the tests count what follows.
     await publicGet(gateway, '/v1/openapi.json', freshIp());
-  });
-
-  afterAll(async () => {
-    await gateway.close();
-    await redis.stop();
   });
 
   it('when an address over its anonymous limit sends fresh well-formed keys, then each costs one look-up (EVAL) and nothing more: the anonymous refusal is answered locally', async () => {
     const ip = freshIp();
     for (let i = 0; i < ANON; i++) await publicGet(gateway, '/v1/pets', ip, generateApiKey());
-    await redis.resetStats();
+    await redis.server.resetStats();
     const N = 20;
     for (let i = 0; i < N; i++) expectAnonymous(await publicGet(gateway, '/v1/pets', ip, generateApiKey()), 429, 'rate_limited', 0);
 
-    const stats = await redis.commandStats();
+    const stats = await redis.server.commandStats();
     // The store's one lookup command is an EVAL whose script GETs the hash index.
     expect(stats['eval']).toBe(N);
     expect(stats['get']).toBe(N);
@@ -229,9 +223,9 @@ describe('key look-ups through the look-up gate (Redis)', () => {
 
   it('when a fresh key is looked up, then that is exactly one EVAL (the one store round trip), then one anonymous charge', async () => {
     const ip = freshIp();
-    await redis.resetStats();
+    await redis.server.resetStats();
     expectAnonymous(await publicGet(gateway, '/v1/pets', ip, generateApiKey()), 401, 'unauthorized', ANON - 1);
-    const stats = await redis.commandStats();
+    const stats = await redis.server.commandStats();
     expect(stats['eval']).toBe(1);
     expect(stats['evalsha']).toBe(1);
   });

@@ -3,7 +3,7 @@ import { RedisAccountStore } from '../src/accounts/redis-account-store';
 import { newKeyId } from '../src/keys/api-key';
 import { KeyUseRecorder } from '../src/usage/key-use';
 import { waitFor } from '../../test/helpers/ports';
-import { TestRedis } from '../../test/helpers/redis-server';
+import { useRedis } from './support/redis';
 
 describe('KeyUseRecorder', () => {
   it('when uses are noted, then this replica reads them at once and the store gets them at the next flush, latest time kept', async () => {
@@ -43,23 +43,17 @@ describe('KeyUseRecorder', () => {
   });
 
   describe('on Redis', () => {
-    let redis: TestRedis;
-    beforeAll(async () => {
-      redis = await TestRedis.start();
-    });
-    afterAll(async () => {
-      await redis.stop();
-    });
+    const redis = useRedis();
 
     it('when Redis is down at a flush, then the uses are kept and sent once it is back; close flushes the rest', async () => {
       const store = await RedisAccountStore.connect(redis.url);
       const recorder = new KeyUseRecorder({ store, flushIntervalMs: 60_000 });
       const key = newKeyId();
       recorder.note(key, 4_000);
-      await redis.stop();
+      await redis.server.stop();
       await expect(recorder.flush()).rejects.toMatchObject({ name: 'StoreUnavailableError' });
       recorder.note(key, 4_500);
-      await redis.start();
+      await redis.server.start();
       await waitFor(async () => (await store.keysLastUsed([key])).size === 0, 5_000, 'the store connection');
       await recorder.close();
       expect(await store.keysLastUsed([key])).toEqual(new Map([[key, 4_500]]));

@@ -1,26 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
-import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
 import { createLimiter, type Limiter } from '../src/limits';
+import { useRedisLimiters } from './support/redis-limiters';
 
-const logger = pino({ level: 'silent' });
-const ban = { threshold: 1000, seconds: 900 };
-let server: TestRedis;
-let redis: Redis;
+const redisLimiters = useRedisLimiters({ threshold: 1000, seconds: 900 });
 let limiters: Record<'redis' | 'in-process', Limiter>;
 
 beforeAll(async () => {
-  server = await TestRedis.start();
-  redis = await connectRedis(server.url, 300);
-  limiters = { redis: createLimiter({ redis, logger, ban }), 'in-process': createLimiter({ logger, ban }) };
-});
-
-afterAll(async () => {
-  for (const limiter of Object.values(limiters)) await limiter.close();
-  redis.disconnect();
-  await server.stop();
+  const { logger, ban, redis } = redisLimiters;
+  limiters = { redis: await redisLimiters.replica(), 'in-process': redis.closeAfter(createLimiter({ logger, ban })) };
 });
 
 const remaining = async (limiter: Limiter, accountId: string, quotas: { perMinute: number; perDay: number }) =>
@@ -53,7 +40,8 @@ describe.each(['redis', 'in-process'] as const)('only accepted requests count (%
   });
 
   it('when the key is banned, then its requests count in neither window', async () => {
-    const limiter = createLimiter(kind === 'redis' ? { redis, logger, ban: { threshold: 2, seconds: 60 } } : { logger, ban: { threshold: 2, seconds: 60 } });
+    const strict = { threshold: 2, seconds: 60 };
+    const limiter = kind === 'redis' ? await redisLimiters.replica(strict) : redisLimiters.redis.closeAfter(createLimiter({ logger: redisLimiters.logger, ban: strict }));
     const accountId = randomUUID();
     const quotas = { perMinute: 1, perDay: 100 };
     await limiter.consumeKey({ accountId, keyId: 'banned', quotas });
@@ -61,6 +49,5 @@ describe.each(['redis', 'in-process'] as const)('only accepted requests count (%
     expect((await limiter.consumeKey({ accountId, keyId: 'banned', quotas })).outcome).toBe('banned');
     for (let i = 0; i < 5; i++) expect((await limiter.consumeKey({ accountId, keyId: 'banned', quotas })).outcome).toBe('banned');
     expect(await remaining(limiter, accountId, quotas)).toEqual({ minute: 0, day: 99 });
-    await limiter.close();
   });
 });

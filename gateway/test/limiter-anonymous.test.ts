@@ -1,28 +1,20 @@
 import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
 import { createLimiter, RedisLimiter, type Limiter } from '../src/limits';
+import { useRedis } from './support/redis';
 
 const logger = pino({ level: 'silent' });
 const ban = { threshold: null, seconds: 900 };
-let server: TestRedis;
+const server = useRedis();
 let redis: Redis;
 let other: Redis;
 let counter = 0;
 const freshIp = () => `198.51.100.${++counter}`;
 
 beforeAll(async () => {
-  server = await TestRedis.start();
-  redis = await connectRedis(server.url, 300);
-  other = await connectRedis(server.url, 300);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  other.disconnect();
-  await server.stop();
+  redis = await server.connection();
+  other = await server.connection();
 });
 
 describe.each([
@@ -70,7 +62,7 @@ describe('anonymous limit across replicas', () => {
 
 describe('anonymous limit when the store fails', () => {
   // A value the store cannot increment makes rate-limiter-flexible reject with an Error, not a RateLimiterRes.
-  const breakCounter = (ip: string) => server.command('SET', `rl:anon:${ip}`, 'not-a-number', 'EX', '60');
+  const breakCounter = (ip: string) => server.server.client.set(`rl:anon:${ip}`, 'not-a-number', 'EX', 60);
 
   it('when rate-limiter-flexible rejects with a store Error, then the Redis limiter throws it instead of deciding', async () => {
     const ip = freshIp();

@@ -54,8 +54,7 @@ async function accountsOnEveryMaster(perMaster: number): Promise<Map<TestRedis, 
 
 async function counterOn(accountId: string, name: string): Promise<number> {
   const node = await cluster.nodeForKey(minuteKey(accountId));
-  const reply = await node.command('GET', `rl:{${accountId}}:${name}`);
-  return reply.startsWith('$-1') ? 0 : Number(reply.split('\r\n')[1]);
+  return Number((await node.client.get(`rl:{${accountId}}:${name}`)) ?? 0);
 }
 
 const subjectOf = (accountId: string, perMinute: number, keyId = 'k'): KeySubject => ({ accountId, keyId, quotas: { perMinute, perDay: 100_000 } });
@@ -120,7 +119,7 @@ describe('limiter on Redis Cluster', () => {
     expect((await b.consumeKey(subject)).outcome).toBe('banned');
     // The ban marker lives in the account's slot, beside its windows.
     const node = await cluster.nodeForKey(minuteKey(subject.accountId));
-    expect(await node.command('EXISTS', `rl:{${subject.accountId}}:key:${subject.keyId}:ban`)).toBe(':1\r\n');
+    expect(await node.client.exists(`rl:{${subject.accountId}}:key:${subject.keyId}:ban`)).toBe(1);
 
     await a.liftBan(subject);
     await b.liftBan(subject);
@@ -132,7 +131,7 @@ describe('limiter on Redis Cluster', () => {
     const accountId = `acct_${randomUUID().replace(/-/g, '')}`;
     for (let i = 0; i < 4; i++) await limiter.consumeKey(subjectOf(accountId, 100));
     const node = await cluster.nodeForKey(minuteKey(accountId));
-    await node.command('SET', `rl:{${accountId}}:day:${utcDay(Date.now()) - 2}`, '17');
+    await node.client.set(`rl:{${accountId}}:day:${utcDay(Date.now()) - 2}`, '17');
     await cluster.resetStats();
     const history = await limiter.history(accountId, 3);
     expect(history.map((d) => d.accepted)).toEqual([17, 0, 4]);

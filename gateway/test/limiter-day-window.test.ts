@@ -1,31 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
-import { createLimiter, type Limiter } from '../src/limits';
+import { createLimiter, type Limiter, type LimitDecision } from '../src/limits';
+import { useRedis } from './support/redis';
 
 const logger = pino({ level: 'silent' });
 const ban = { threshold: 1000, seconds: 900 };
 const DAY_MS = 86_400_000;
 const TOLERANCE_MS = 2_000;
-let server: TestRedis;
+const server = useRedis();
 let redis: Redis;
 
 beforeAll(async () => {
-  server = await TestRedis.start();
-  redis = await connectRedis(server.url, 300);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
+  redis = await server.connection();
 });
 
 /** Redis's own clock, read around the script call, so the test checks against the clock the script used. */
 async function redisNowMs(): Promise<number> {
-  const reply = await server.command('TIME');
-  const [seconds, micros] = [...reply.matchAll(/^(\d+)\r$/gm)].map((m) => Number(m[1]));
+  const [seconds, micros] = (await server.server.client.time()).map(Number);
   return seconds! * 1000 + Math.floor(micros! / 1000);
 }
 
@@ -37,8 +29,21 @@ async function exhaustDay(limiter: Limiter) {
   return { decisions, refused };
 }
 
-function expectRefusedUntilMidnight(refused: Awaited<ReturnType<Limiter['consumeKey']>>, clockMs: number) {
-  const nextMidnight = (Math.floor(clockMs / DAY_MS) + 1) * DAY_MS;
+const nextMidnightAfter = (clockMs: number) => (Math.floor(clockMs / DAY_MS) + 1) * DAY_MS;
+
+/**
+ * Exactly 25 accepted, each with a unit of its own (remaining 24..0, each once), and each told that
+ * the day resets at the next 00:00 UTC to the millisecond: a reset anchored on the time of the call
+ * would drift with each one.
+ */
+function expectAcceptedUntilMidnight(decisions: LimitDecision[], clockMs: number) {
+  const accepted = decisions.filter((d) => d.outcome === 'allowed').map((d) => d.windows.find((w) => w.name === 'day')!);
+  expect(accepted.map((w) => w.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  expect(new Set(accepted.map((w) => w.resetAtMs))).toEqual(new Set([nextMidnightAfter(clockMs)]));
+}
+
+function expectRefusedUntilMidnight(refused: LimitDecision, clockMs: number) {
+  const nextMidnight = nextMidnightAfter(clockMs);
   expect(refused.outcome).toBe('limited');
   if (refused.outcome !== 'limited') return;
   expect(refused.binding).toBe('day');
@@ -52,15 +57,16 @@ describe('day window', () => {
   it('when a 25/day account sends 40 requests on Redis, then exactly 25 pass and the rest wait for 00:00 UTC', async () => {
     const limiter = createLimiter({ redis, logger, ban });
     const { decisions, refused } = await exhaustDay(limiter);
-    expect(decisions.filter((d) => d.outcome === 'allowed')).toHaveLength(25);
-    expectRefusedUntilMidnight(refused, await redisNowMs());
+    const clockMs = await redisNowMs();
+    expectAcceptedUntilMidnight(decisions, clockMs);
+    expectRefusedUntilMidnight(refused, clockMs);
     await limiter.close();
   });
 
   it('when a 25/day account sends 40 requests in-process, then exactly 25 pass and the rest wait for 00:00 UTC', async () => {
     const limiter = createLimiter({ logger, ban });
     const { decisions, refused } = await exhaustDay(limiter);
-    expect(decisions.filter((d) => d.outcome === 'allowed')).toHaveLength(25);
+    expectAcceptedUntilMidnight(decisions, Date.now());
     expectRefusedUntilMidnight(refused, Date.now());
     await limiter.close();
   });

@@ -10,6 +10,14 @@ const outcomes = (decisions: LimitDecision[]) => ({
   limited: decisions.filter((d) => d.outcome === 'limited').length,
 });
 
+/** The minute window's remaining count each accepted request was told, in ascending order. */
+const minuteRemainingOfAccepted = (decisions: LimitDecision[]) =>
+  decisions
+    .filter((d) => d.outcome === 'allowed')
+    .map((d) => d.windows.find((w) => w.name === 'minute')!.remaining)
+    .sort((a, b) => a - b);
+const eachUnitOnce = Array.from({ length: 60 }, (_, i) => i);
+
 describe('exactness', () => {
   const quotas = { perMinute: 60, perDay: 1000 };
 
@@ -19,6 +27,8 @@ describe('exactness', () => {
     const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => limiter.consumeKey({ accountId, keyId: `k${i % 3}`, quotas })));
     expect(outcomes(decisions)).toEqual({ allowed: 60, limited: 40 });
     expect(limiter.degraded).toBe(false);
+    // Every accepted request took its own unit: the remaining counts are 59..0, each exactly once.
+    expect(minuteRemainingOfAccepted(decisions)).toEqual(eachUnitOnce);
     const usage = await limiter.usage(accountId, quotas);
     expect(usage.map((w) => [w.name, w.remaining])).toEqual([
       ['minute', 0],
@@ -34,6 +44,9 @@ describe('exactness', () => {
     );
     expect(outcomes(decisions)).toEqual({ allowed: 60, limited: 40 });
     expect(a.degraded || b.degraded).toBe(false);
+    expect(minuteRemainingOfAccepted(decisions)).toEqual(eachUnitOnce);
+    // Both replicas really took part.
+    expect([0, 1].map((replica) => decisions.filter((d, i) => i % 2 === replica && d.outcome === 'allowed').length).every((n) => n > 0)).toBe(true);
   });
 
   it('when the limiter is in-process, then exactly 60 of 100 concurrent requests are allowed', async () => {

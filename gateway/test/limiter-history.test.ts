@@ -23,10 +23,9 @@ afterEach(() => {
 });
 
 const dayKey = (accountId: string, day: number) => `rl:{${accountId}}:day:${day}`;
-const integer = (reply: string) => Number(/^:(-?\d+)/.exec(reply)?.[1] ?? /\r\n(\d+)\r\n/.exec(reply)?.[1]);
 
 async function redisToday(): Promise<{ day: number; nowMs: number }> {
-  const [seconds, micros] = [...(await server.command('TIME')).matchAll(/^(\d+)\r$/gm)].map((m) => Number(m[1]));
+  const [seconds, micros] = (await server.client.time()).map(Number);
   const nowMs = seconds! * 1000 + Math.floor(micros! / 1000);
   return { day: utcDay(nowMs), nowMs };
 }
@@ -36,15 +35,15 @@ describe('day window kept per UTC date', () => {
     const accountId = randomUUID();
     for (let i = 0; i < 3; i++) await limiter.consumeKey({ accountId, keyId: 'k', quotas: { perMinute: 100, perDay: 100 } });
     const { day, nowMs } = await redisToday();
-    expect(await server.command('GET', dayKey(accountId, day))).toBe('$1\r\n3\r\n');
+    expect(await server.client.get(dayKey(accountId, day))).toBe('3');
     const expectedTtl = (day + 35) * DAY_MS - nowMs;
-    expect(Math.abs(integer(await server.command('PTTL', dayKey(accountId, day))) - expectedTtl)).toBeLessThan(2_000);
+    expect(Math.abs((await server.client.pttl(dayKey(accountId, day))) - expectedTtl)).toBeLessThan(2_000);
   });
 
   it("when yesterday's counter is full, then today starts from zero: the day is Redis's date, not a TTL", async () => {
     const accountId = randomUUID();
     const { day } = await redisToday();
-    await server.command('SET', dayKey(accountId, day - 1), '1000');
+    await server.client.set(dayKey(accountId, day - 1), '1000');
     const decision = await limiter.consumeKey({ accountId, keyId: 'k', quotas: { perMinute: 100, perDay: 1000 } });
     expect(decision.outcome).toBe('allowed');
     expect(decision.windows.find((w) => w.name === 'day')?.remaining).toBe(999);
@@ -53,7 +52,7 @@ describe('day window kept per UTC date', () => {
   it('when history is asked, then the last days come oldest first from one MGET, capped at 35 days', async () => {
     const accountId = randomUUID();
     const { day } = await redisToday();
-    for (let back = 1; back <= 40; back++) await server.command('SET', dayKey(accountId, day - back), String(back));
+    for (let back = 1; back <= 40; back++) await server.client.set(dayKey(accountId, day - back), String(back));
     for (let i = 0; i < 2; i++) await limiter.consumeKey({ accountId, keyId: 'k', quotas: { perMinute: 100, perDay: 100 } });
 
     await server.resetStats();
@@ -87,7 +86,7 @@ describe('day window kept per UTC date', () => {
       jest.restoreAllMocks();
     }
     const { day } = await redisToday();
-    expect(await server.command('GET', dayKey(accountId, day))).toBe('$1\r\n2\r\n');
+    expect(await server.client.get(dayKey(accountId, day))).toBe('2');
   });
 
   it("when the gateway's clock is more than a day off, then the script refuses (a store failure, never a decision)", async () => {

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
-import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
-import { createLimiter, type Limiter } from '../src/limits';
+import type { TestRedis } from '../../test/helpers/redis-server';
+import type { Limiter } from '../src/limits';
 import { SCRIPT_INNER_COMMANDS } from '../src/limits/script';
+import { useRedisLimiters } from './support/redis-limiters';
 
-const logger = pino({ level: 'silent' });
+const redisLimiters = useRedisLimiters({ threshold: 1000, seconds: 900 });
 let server: TestRedis;
-let redis: Redis;
 let limiter: Limiter;
 
 /** What this file's own inspection sends (INFO, CONFIG RESETSTAT), not the limiter. */
@@ -20,17 +17,10 @@ async function clientStats(): Promise<Record<string, number>> {
 }
 
 beforeAll(async () => {
-  server = await TestRedis.start();
-  redis = await connectRedis(server.url, 300);
-  limiter = createLimiter({ redis, logger, ban: { threshold: 1000, seconds: 900 } });
+  server = redisLimiters.server;
+  limiter = await redisLimiters.replica();
   // The first script call on a connection goes out as EVAL to load it; the hot path is what follows.
   await limiter.consumeKey({ accountId: 'warm-up', keyId: 'warm-up', quotas: { perMinute: 10, perDay: 10 } });
-});
-
-afterAll(async () => {
-  await limiter.close();
-  redis.disconnect();
-  await server.stop();
 });
 
 describe('hot path', () => {

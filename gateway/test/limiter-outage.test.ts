@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
 import { sleep, waitFor } from '../../test/helpers/ports';
-import { connectRedis } from '../src/redis';
 import { createLimiter, type Limiter, type LimitDecision } from '../src/limits';
+import { useRedis } from './support/redis';
 
 interface LogLine {
   level: number;
@@ -16,8 +14,7 @@ interface LogLine {
 const WARN = 40;
 const INFO = 30;
 const ban = { threshold: 1000, seconds: 900 };
-let server: TestRedis;
-const clients: Redis[] = [];
+const redis = useRedis();
 
 function memoryLogger() {
   const lines: LogLine[] = [];
@@ -28,12 +25,6 @@ function memoryLogger() {
     },
   });
   return { logger: pino({ level: 'info' }, stream), lines };
-}
-
-async function client(): Promise<Redis> {
-  const redis = await connectRedis(server.url, 300);
-  clients.push(redis);
-  return redis;
 }
 
 /** Sends requests back to back until stopped, timing each one; an exception is recorded, not thrown. */
@@ -65,25 +56,16 @@ function traffic(limiter: Limiter, accountId: string) {
   };
 }
 
-beforeAll(async () => {
-  server = await TestRedis.start();
-});
-
-afterAll(async () => {
-  for (const redis of clients) redis.disconnect();
-  await server.stop();
-});
-
 describe('Redis outage', () => {
   it('when Redis stops under traffic and comes back, then no call waits or fails, limits hold in-process, and Redis takes over again', async () => {
     const { logger, lines } = memoryLogger();
     const modeChanges: boolean[] = [];
-    const limiter = createLimiter({ redis: await client(), logger, ban, onModeChange: (degraded) => modeChanges.push(degraded) });
+    const limiter = createLimiter({ redis: await redis.connection(), logger, ban, onModeChange: (degraded) => modeChanges.push(degraded) });
     const load = traffic(limiter, randomUUID());
 
     await sleep(200);
     expect(limiter.mode).toBe('redis');
-    await server.stop();
+    await redis.server.stop();
     await sleep(1_500);
 
     expect(limiter.degraded).toBe(true);
@@ -96,7 +78,7 @@ describe('Redis outage', () => {
     expect((await limiter.consumeAnonymous('203.0.113.9', 1)).outcome).toBe('allowed');
     expect((await limiter.consumeAnonymous('203.0.113.9', 1)).outcome).toBe('limited');
 
-    await server.start();
+    await redis.server.start();
     await waitFor(() => !limiter.degraded, 5_000, 'the limiter to return to Redis');
     await sleep(100);
     await load.stop();
@@ -111,7 +93,7 @@ describe('Redis outage', () => {
     const after = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 5, perDay: 100 } };
     await limiter.consumeKey(after);
     await limiter.consumeKey(after);
-    const replica = createLimiter({ redis: await client(), logger: pino({ level: 'silent' }), ban });
+    const replica = createLimiter({ redis: await redis.connection(), logger: pino({ level: 'silent' }), ban });
     const usage = await replica.usage(after.accountId, after.quotas);
     expect(usage.find((w) => w.name === 'minute')?.remaining).toBe(3);
     expect(replica.degraded).toBe(false);
@@ -126,17 +108,15 @@ describe('Redis outage', () => {
   }, 20_000);
 
   it('when Redis is down from the start, then the first requests are answered in-process at once', async () => {
-    await server.stop();
-    const redis = await connectRedis(server.url, 100);
-    clients.push(redis);
-    const limiter = createLimiter({ redis, logger: pino({ level: 'silent' }), ban });
+    await redis.server.stop();
+    const limiter = createLimiter({ redis: await redis.connection(100), logger: pino({ level: 'silent' }), ban });
     const started = performance.now();
     const decision = await limiter.consumeKey({ accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 1, perDay: 1 } });
     expect(performance.now() - started).toBeLessThan(300);
     expect(decision.outcome).toBe('allowed');
     expect(limiter.degraded).toBe(true);
 
-    await server.start();
+    await redis.server.start();
     await waitFor(() => !limiter.degraded, 5_000, 'the limiter to reach Redis');
     await limiter.close();
   }, 20_000);

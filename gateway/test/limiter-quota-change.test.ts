@@ -1,26 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
-import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
-import { connectRedis } from '../src/redis';
-import { createLimiter, type Limiter } from '../src/limits';
+import type { TestRedis } from '../../test/helpers/redis-server';
+import type { Limiter } from '../src/limits';
+import { useRedisLimiters } from './support/redis-limiters';
 
-const logger = pino({ level: 'silent' });
-const ban = { threshold: 1000, seconds: 900 };
+const redisLimiters = useRedisLimiters({ threshold: 1000, seconds: 900 });
 let server: TestRedis;
-let redis: Redis;
 let limiter: Limiter;
 
 beforeAll(async () => {
-  server = await TestRedis.start();
-  redis = await connectRedis(server.url, 300);
-  limiter = createLimiter({ redis, logger, ban });
-});
-
-afterAll(async () => {
-  await limiter.close();
-  redis.disconnect();
-  await server.stop();
+  server = redisLimiters.server;
+  limiter = await redisLimiters.replica();
 });
 
 describe('quota change', () => {

@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { Redis } from 'ioredis';
-import { TestRedis } from '../../test/helpers/redis-server';
 import { waitFor } from '../../test/helpers/ports';
-import { connectRedis } from '../src/redis';
 import { createLimiter } from '../src/limits';
+import { useRedis } from './support/redis';
 
-let server: TestRedis;
+const server = useRedis();
 let redis: Redis;
 
 beforeAll(async () => {
-  server = await TestRedis.start();
-  redis = await connectRedis(server.url, 300);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
+  redis = await server.connection();
 });
 
 describe('slow Redis', () => {
@@ -26,7 +19,7 @@ describe('slow Redis', () => {
     expect((await limiter.consumeKey(subject)).outcome).toBe('allowed');
 
     // The connection stays open; Redis just holds every client's commands for 1.5 s.
-    await server.command('CLIENT', 'PAUSE', '1500', 'ALL');
+    await server.server.client.call('CLIENT', 'PAUSE', '1500', 'ALL');
     const durations: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();

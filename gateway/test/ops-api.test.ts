@@ -12,11 +12,10 @@ import { RedisAuditLog } from '../src/audit/redis-audit-log';
 import { createLimiter } from '../src/limits';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import type { Limiter } from '../src/limits/types';
-import { connectRedis, type Redis } from '../src/redis';
 import { KeyUseRecorder } from '../src/usage/key-use';
 import { RedisUsageBoard } from '../src/usage/redis-usage-board';
 import { LocalUsageBoard, type UsageBoard } from '../src/usage/usage-board';
-import { TestRedis } from '../../test/helpers/redis-server';
+import { useRedis } from './support/redis';
 
 /**
  * The operations endpoints (CONTRACT "Operations") on both stacks the gateway runs on: everything
@@ -37,16 +36,7 @@ interface Stack {
   close(): Promise<void>;
 }
 
-let redis: TestRedis;
-let clients: Redis[] = [];
-
-beforeAll(async () => {
-  redis = await TestRedis.start();
-});
-
-afterAll(async () => {
-  await redis.stop();
-});
+const redis = useRedis();
 
 const stacks: [string, () => Promise<Stack>][] = [
   [
@@ -67,9 +57,8 @@ const stacks: [string, () => Promise<Stack>][] = [
   [
     'on Redis',
     async () => {
-      await redis.flushAll();
-      const client = await connectRedis(redis.url);
-      clients.push(client);
+      await redis.server.flushAll();
+      const client = await redis.connection(2_000);
       const store = await RedisAccountStore.connect(redis.url);
       const key = (name: string) => store.key(name);
       const limiter = createLimiter({ redis: client, logger: pino({ level: 'silent' }), ban: { threshold: 3, seconds: 900 } });
@@ -85,8 +74,7 @@ const stacks: [string, () => Promise<Stack>][] = [
           await Promise.all([board.close(), keyUse.close()]);
           await limiter.close();
           await store.close();
-          for (const c of clients) c.disconnect();
-          clients = [];
+          await redis.closeOpened();
         },
       };
     },

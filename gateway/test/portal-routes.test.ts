@@ -5,8 +5,8 @@ import { createGateway, type Gateway } from '../src/gateway';
 import type { PortalTuning } from '../src/portal';
 import { PasswordHasher } from '../src/portal/passwords';
 import { waitFor } from '../../test/helpers/ports';
-import { TestRedis } from '../../test/helpers/redis-server';
 import { PortalVisitor, csrfTokenIn, setCookieLine } from './support/portal-visitor';
+import { useRedis } from './support/redis';
 
 const logger = createLogger('portal-test', 'silent');
 const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -754,26 +754,21 @@ describe('keys and usage', () => {
 });
 
 describe('with Redis', () => {
-  let redis: TestRedis;
+  const redis = useRedis();
   let onRedis: Gateway;
 
   beforeAll(async () => {
-    redis = await TestRedis.start();
     onRedis = await gatewayWith({ REDIS_URL: redis.url });
-  });
-
-  afterAll(async () => {
-    // Closed while its Redis still runs (a connection closed mid-reconnect would hold the process).
+    // Closed by the fixture while its Redis still runs (a connection closed mid-reconnect would hold the process).
     gateways.splice(gateways.indexOf(onRedis), 1);
-    await onRedis.close();
-    await redis.stop();
+    redis.closeAfter(onRedis);
   });
 
   it('when an account was signed up before emails were normalised (stored under its old form), then it still logs in', async () => {
     const { email } = await signedUp(onRedis);
     // What sign-up used to store for "ｌegacy…@example.com": the full-width letter as typed.
     const oldForm = `\uff4c${email}`;
-    await redis.command('RENAME', `{gw}:portal:login:${email}`, `{gw}:portal:login:${oldForm}`);
+    await redis.server.client.rename(`{gw}:portal:login:${email}`, `{gw}:portal:login:${oldForm}`);
     expect((await visitor(onRedis).logIn(email)).status).toBe(401);
     const browser = visitor(onRedis);
     expect((await browser.logIn(oldForm)).status).toBe(303);
@@ -782,12 +777,12 @@ describe('with Redis', () => {
 
   it('when the portal runs on Redis, then sessions and log-ins live there; while Redis is away, pages say so with a 503, never a 500', async () => {
     const { browser, email } = await signedUp(onRedis);
-    const keys = await redis.command('KEYS', '{gw}:portal:*');
+    const keys = (await redis.server.client.keys('{gw}:portal:*')).join('\n');
     expect(keys).toContain(`{gw}:portal:login:${email}`);
     expect(keys).toContain('{gw}:portal:session:');
     expect(keys).not.toContain(browser.cookies.get('portal-session')!); // only the token's digest is stored
 
-    await redis.stop();
+    await redis.server.stop();
     const page = await browser.get('/portal');
     expect(page.status).toBe(503);
     expect(page.text).toContain('The portal cannot reach its store right now; try again in a moment.');
@@ -799,7 +794,7 @@ describe('with Redis', () => {
     expect(usage.body).toMatchObject({ code: 'service_unavailable', status: 503 });
 
     // Back again (an empty Redis: this test's keeps nothing on disk), the portal works again by itself.
-    await redis.start();
+    await redis.server.start();
     await waitFor(async () => (await browser.get('/portal')).status === 200, 10_000, 'the portal to reach Redis again');
     expect((await visitor(onRedis).signUp(newEmail())).status).toBe(303);
   });

@@ -1,33 +1,27 @@
-import { connectRedis, type Redis } from '../src/redis';
+import type { Redis } from '../src/redis';
 import { MemoryPortalStore } from '../src/portal/memory-store';
 import { RedisPortalStore } from '../src/portal/redis-store';
 import { StoreUnavailableError } from '../src/store-errors';
-import { TestRedis } from '../../test/helpers/redis-server';
 import { portalStoreContract } from './portal-store.contract';
+import { useRedis } from './support/redis';
 
-let redis: TestRedis;
+const redis = useRedis();
 let client: Redis;
 
 beforeAll(async () => {
-  redis = await TestRedis.start();
-  client = await connectRedis(redis.url);
-});
-
-afterAll(async () => {
-  client.disconnect();
-  await redis.stop();
+  client = await redis.connection();
 });
 
 portalStoreContract('MemoryPortalStore', async () => new MemoryPortalStore());
 
 portalStoreContract('RedisPortalStore', async () => {
-  await redis.flushAll();
+  await redis.server.flushAll();
   return new RedisPortalStore(client);
 });
 
 describe('RedisPortalStore specifics', () => {
   it('when keys are written, then every one of them starts with the configured prefix', async () => {
-    await redis.flushAll();
+    await redis.server.flushAll();
     const store = new RedisPortalStore(client, '{gw}:');
     await store.reserveEmail('ann@example.com', 'r1', 60_000);
     await store.saveSession('s1', { accountId: 'acct_1', csrfToken: 't', createdAtMs: 1, lastSeenAtMs: 1 }, 60_000);
@@ -36,7 +30,7 @@ describe('RedisPortalStore specifics', () => {
   });
 
   it('when a stored value is not what the portal wrote, then it reads as absent', async () => {
-    await redis.flushAll();
+    await redis.server.flushAll();
     const store = new RedisPortalStore(client);
     await client.set('{gw}:portal:session:s1', 'not json');
     await client.set('{gw}:portal:login:ann@example.com', JSON.stringify({ accountId: 42 }));
@@ -45,13 +39,14 @@ describe('RedisPortalStore specifics', () => {
   });
 
   it('when Redis is down, then calls fail fast with StoreUnavailableError', async () => {
-    const down = await TestRedis.start();
-    const downClient = await connectRedis(down.url);
-    await down.stop();
-    const store = new RedisPortalStore(downClient);
-    const started = Date.now();
-    await expect(store.findSession('s1')).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(Date.now() - started).toBeLessThan(2_000);
-    downClient.disconnect();
+    await redis.server.stop();
+    try {
+      const store = new RedisPortalStore(client);
+      const started = Date.now();
+      await expect(store.findSession('s1')).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await redis.server.start();
+    }
   });
 });

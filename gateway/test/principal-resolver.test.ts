@@ -7,7 +7,7 @@ import type { AccountStore, ApiKeyRecord } from '../src/accounts/types';
 import { generateApiKey, hashApiKey } from '../src/keys/api-key';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { waitFor } from '../../test/helpers/ports';
-import { TestRedis } from '../../test/helpers/redis-server';
+import { useRedis } from './support/redis';
 
 const limiter = () => new MemoryLimiter({ threshold: null, seconds: 900 });
 
@@ -435,7 +435,7 @@ describe('PrincipalResolver with the in-process store', () => {
 });
 
 describe('PrincipalResolver across two Redis-backed replicas', () => {
-  let redis: TestRedis;
+  const redis = useRedis();
   let storeA: RedisAccountStore;
   let storeB: RedisAccountStore;
   let resolverA: PrincipalResolver;
@@ -444,16 +444,8 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
   let heardA: number;
   let heardB: number;
 
-  beforeAll(async () => {
-    redis = await TestRedis.start();
-  });
-
-  afterAll(async () => {
-    await redis.stop();
-  });
-
   beforeEach(async () => {
-    await redis.flushAll();
+    await redis.server.flushAll();
     storeA = await RedisAccountStore.connect(redis.url);
     storeB = await RedisAccountStore.connect(redis.url);
     await Promise.all([storeA.whenSubscribed(), storeB.whenSubscribed()]);
@@ -516,31 +508,31 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
 
   it('when a key is malformed, then Redis receives no command at all', async () => {
     const { key } = await replicatedKey();
-    await redis.resetStats();
+    await redis.server.resetStats();
     for (const candidate of ['nope', 'ask_live_', `${key.key.slice(0, -1)}${key.key.endsWith('0') ? '1' : '0'}`]) {
       expect(await resolverA.resolve(candidate)).toBeNull();
     }
-    expect(commandsBesidesStats(await redis.commandStats())).toEqual({});
+    expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({});
   });
 
   it('when a key is cached, then resolving it again sends Redis no command', async () => {
     const { key } = await replicatedKey();
     await resolverA.resolve(key.key);
-    await redis.resetStats();
+    await redis.server.resetStats();
     expect(await resolverA.resolve(key.key)).not.toBeNull();
-    expect(commandsBesidesStats(await redis.commandStats())).toEqual({});
+    expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({});
   });
 
   it('when an uncached key is resolved, then Redis receives exactly one command', async () => {
     const { key } = await replicatedKey();
     // Commands a script runs show up in commandstats too: one EVAL is the one round trip; inside it,
     // GET of the hash index, HGETALL of the key and of its account, HGET of the plan's numbers.
-    await redis.resetStats();
+    await redis.server.resetStats();
     expect(await resolverA.resolve(key.key)).not.toBeNull();
-    expect(commandsBesidesStats(await redis.commandStats())).toEqual({ eval: 1, get: 1, hgetall: 2, hget: 1 });
-    await redis.resetStats();
+    expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({ eval: 1, get: 1, hgetall: 2, hget: 1 });
+    await redis.server.resetStats();
     expect(await resolverA.resolve(generateApiKey())).toBeNull();
-    expect(commandsBesidesStats(await redis.commandStats())).toEqual({ eval: 1, get: 1 });
+    expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({ eval: 1, get: 1 });
   });
 
   it('when a flood of distinct unknown keys passes, then a known key is still cached: no Redis command for it', async () => {
@@ -549,9 +541,9 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
     try {
       await small.resolve(key.key);
       for (let i = 0; i < 500; i++) expect(await small.resolve(generateApiKey())).toBeNull();
-      await redis.resetStats();
+      await redis.server.resetStats();
       expect(await small.resolve(key.key)).not.toBeNull();
-      expect(commandsBesidesStats(await redis.commandStats())).toEqual({});
+      expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({});
     } finally {
       small.close();
     }
@@ -560,9 +552,9 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
   it('when Redis goes away, then a replica keeps serving cached keys; when it returns (empty), the reset makes the replica re-read', async () => {
     const { key } = await replicatedKey();
     await resolverB.resolve(key.key);
-    await redis.stop();
+    await redis.server.stop();
     expect(await resolverB.resolve(key.key)).not.toBeNull();
-    await redis.start(); // no persistence: the key is gone, which only a re-read can notice
+    await redis.server.start(); // no persistence: the key is gone, which only a re-read can notice
     await waitFor(async () => (await resolverB.resolve(key.key)) === null, 5_000, 'replica B to re-read after the reconnect');
   });
 });

@@ -1,8 +1,8 @@
-import { connectRedis, type Redis } from '../src/redis';
-import { createLimiter, type Limiter } from '../src/limits';
+import type { Redis } from '../src/redis';
+import { createLimiter } from '../src/limits';
 import type { KeySubject } from '../src/limits/types';
 import { RedisUsageBoard } from '../src/usage/redis-usage-board';
-import { TestRedis } from '../../test/helpers/redis-server';
+import { useRedis } from './support/redis';
 import pino from 'pino';
 
 /**
@@ -10,22 +10,17 @@ import pino from 'pino';
  * limiter and a board on a connection of its own) count one account, and either reads the same
  * board once both have flushed.
  */
-let redis: TestRedis;
-const clients: Redis[] = [];
-const boards: RedisUsageBoard[] = [];
-const limiters: Limiter[] = [];
+const redis = useRedis();
 const logger = pino({ level: 'silent' });
 const key = (name: string) => `{gw}:${name}`;
 
 async function replica() {
-  const client = await connectRedis(redis.url, 500);
-  clients.push(client);
-  const limiter = createLimiter({ redis: client, logger, ban: { threshold: 3, seconds: 60 } });
-  limiters.push(limiter);
+  const client = await redis.connection(500);
+  const limiter = redis.closeAfter(createLimiter({ redis: client, logger, ban: { threshold: 3, seconds: 60 } }));
   // A long interval: the tests flush when they choose to.
-  const board = new RedisUsageBoard({ redis: client, key, flushIntervalMs: 60_000 });
-  boards.push(board);
+  const board = redis.closeAfter(new RedisUsageBoard({ redis: client, key, flushIntervalMs: 60_000 }));
   return {
+    client,
     board,
     /** A request through this replica, observed as the rate-limit stage does. */
     async request(subject: KeySubject) {
@@ -36,20 +31,9 @@ async function replica() {
   };
 }
 
-beforeAll(async () => {
-  redis = await TestRedis.start();
-});
-
 afterEach(async () => {
-  for (const board of boards.splice(0)) await board.close();
-  for (const limiter of limiters.splice(0)) await limiter.close();
-  for (const client of clients.splice(0)) client.disconnect();
-  await redis.start();
-  await redis.flushAll();
-});
-
-afterAll(async () => {
-  await redis.stop();
+  await redis.closeOpened();
+  await redis.reset();
 });
 
 let n = 0;
@@ -115,7 +99,7 @@ describe('RedisUsageBoard', () => {
     await a.board.flush();
     expect(await a.board.top('minute', 10, Date.now())).toHaveLength(1);
     expect(await a.board.top('minute', 10, Date.now() + 61_000)).toEqual([]);
-    expect(await redis.command('HLEN', '{gw}:usage:minute:detail')).toBe(':0\r\n');
+    expect(await redis.server.client.hlen('{gw}:usage:minute:detail')).toBe(0);
   });
 
   it('when Redis is down at a flush, then nothing observed is lost: the next flush sends it', async () => {
@@ -123,10 +107,10 @@ describe('RedisUsageBoard', () => {
     const account = subject(10, 1_000);
     await a.request(account);
     await a.request(account);
-    await redis.stop();
+    await redis.server.stop();
     await expect(a.board.flush()).rejects.toMatchObject({ name: 'StoreUnavailableError' });
-    await redis.start();
-    await waitForReady(clients[0]!);
+    await redis.server.start();
+    await waitForReady(a.client);
     await a.board.flush();
     expect(await a.board.top('minute', 10)).toEqual([{ accountId: account.accountId, used: 2, quota: 10 }]);
   });
@@ -137,7 +121,7 @@ describe('RedisUsageBoard', () => {
     await a.request(account);
     await a.request(account);
     await a.board.flush();
-    const keys = (await redis.command('KEYS', '*usage*')).split('\r\n').filter((line) => line && !/^[*$]/.test(line));
+    const keys = await redis.server.client.keys('*usage*');
     expect(keys.length).toBeGreaterThanOrEqual(5);
     expect(keys.every((name) => name.startsWith('{gw}:usage:'))).toBe(true);
   });

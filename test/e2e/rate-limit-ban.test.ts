@@ -73,10 +73,4 @@ describe('temporary bans (real processes, real Redis, two replicas)', () => {
     expectError(onB, 429, 'rate_limited');
     expectError(onA, 429, 'rate_limited');
   });
-
-  it('when the ban of an unknown key is lifted, then the answer is 404 not_found', async () => {
-    const reply = await admin<Record<string, unknown>>(a.adminUrl, 'DELETE', '/admin/keys/key_doesnotexist/ban');
-    expect(reply.status).toBe(404);
-    expect(reply.body).toMatchObject({ code: 'not_found', status: 404 });
-  });
 });

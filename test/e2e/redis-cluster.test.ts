@@ -29,17 +29,10 @@ type Account = Awaited<ReturnType<typeof createAccountWithKey>>;
 
 const getPets = (url: string, key: string) => call(`${url}/v1/pets`, { key });
 
-/**
- * Whether a replica logged a switch to in-process limiting (a script reply later than the deadline
- * on a starved machine): counts start from zero there, so a quota is exceeded by design. Asserted
- * beside the counts, so such a failure says why.
- */
-const fellBackToInProcess = () => system.gateways.some((g) => g.process.output.includes('limiting them in-process'));
 const ownerOf = (accountId: string) => cluster.nodeForKey(`rl:{${accountId}}:minute`);
 
 async function minuteCount(accountId: string): Promise<number> {
-  const reply = await (await ownerOf(accountId)).command('GET', `rl:{${accountId}}:minute`);
-  return reply.startsWith('$-1') ? 0 : Number(reply.split('\r\n')[1]);
+  return Number((await (await ownerOf(accountId)).client.get(`rl:{${accountId}}:minute`)) ?? 0);
 }
 
 /** Accounts made through the ops API until every master holds the limiter keys of `perMaster` of them. */
@@ -70,25 +63,6 @@ describe('gateway replicas on a Redis Cluster', () => {
       const metrics = await (await fetch(`${gateway.adminUrl}/metrics`, { headers: { authorization: 'Bearer test-admin-token-0123456789' } })).text();
       expect(metrics).toContain('gateway_store_info{store="redis-cluster"} 1');
       expect(await metricValue(gateway.adminUrl, 'gateway_rate_limiter_unavailable_parts')).toBe(0);
-    }
-  });
-
-  it('when accounts on every master are hammered through both replicas at once, then each gets exactly its quota, with headers', async () => {
-    const byMaster = await accountsOnEveryMaster(2, 8);
-    const accounts = [...byMaster.values()].flat();
-    expect(new Set(await Promise.all(accounts.map(async (account) => (await ownerOf(account.accountId)).port))).size).toBe(3);
-
-    // 96 concurrent requests in all, 16 per account, alternating between the replicas.
-    const replies = await Promise.all(accounts.flatMap((account) => Array.from({ length: 16 }, (_, i) => getPets((i % 2 ? a : b).url, account.key).then((reply) => ({ account, reply })))));
-    for (const account of accounts) {
-      const mine = replies.filter((r) => r.account === account).map((r) => r.reply);
-      expect({ account: account.accountId, counts: statusCounts(mine), fellBackToInProcess: fellBackToInProcess() }).toEqual({
-        account: account.accountId,
-        counts: { 200: 8, 429: 8 },
-        fellBackToInProcess: false,
-      });
-      for (const reply of mine) expect(rateLimitOf(reply).limit).toBe(8);
-      expect(await minuteCount(account.accountId)).toBe(8);
     }
   });
 

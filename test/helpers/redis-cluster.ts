@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Redis } from 'ioredis';
 import { freePort, waitFor } from './ports';
 import { TestRedis } from './redis-server';
 
@@ -83,9 +84,9 @@ export class TestRedisCluster {
     await waitFor(
       async () => {
         for (const node of this.nodes) {
-          const info = await node.command('CLUSTER', 'INFO');
+          const info = await node.client.cluster('INFO');
           if (!info.includes('cluster_state:ok')) return false;
-          const nodes = await node.command('CLUSTER', 'NODES');
+          const nodes = String(await node.client.cluster('NODES'));
           if (/fail|disconnected|handshake/.test(nodes)) return false;
         }
         return true;
@@ -96,7 +97,7 @@ export class TestRedisCluster {
   }
 
   async slotOf(key: string): Promise<number> {
-    return Number(/^:(\d+)/.exec(await this.ask('CLUSTER', 'KEYSLOT', key))?.[1]);
+    return this.ask((client) => client.cluster('KEYSLOT', key));
   }
 
   /** The master that serves `key` (asked of any running node). */
@@ -126,12 +127,12 @@ export class TestRedisCluster {
     for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
   }
 
-  /** A command answered by the first node that is up (one may have been stopped by the test). */
-  private async ask(...args: string[]): Promise<string> {
+  /** A question answered by the first node that is up (one may have been stopped by the test). */
+  private async ask<T>(question: (client: Redis) => Promise<T>): Promise<T> {
     let lastError: unknown;
     for (const node of this.nodes) {
       try {
-        return await node.command(...args);
+        return await question(node.client);
       } catch (error) {
         lastError = error;
       }
@@ -140,7 +141,7 @@ export class TestRedisCluster {
   }
 
   private async masters(): Promise<MasterInfo[]> {
-    const text = await this.ask('CLUSTER', 'NODES');
+    const text = String(await this.ask((client) => client.cluster('NODES')));
     const masters: MasterInfo[] = [];
     for (const line of text.split('\n')) {
       const fields = line.trim().split(' ');

@@ -1,10 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '../../test/helpers/ports';
-import { COMPILED, ServiceProcess } from '../../test/helpers/processes';
-import { SECRET, describeEachEngine, freshSchemaUrl, gatewayToken, tempDir, type Engine } from './support';
-import { openDatabase, prepare } from '../src/db/sqlite/keep-alive';
+import { freePort } from '../helpers/ports';
+import { COMPILED, ServiceProcess } from '../helpers/processes';
+import { SECRET, describeEachEngine, freshSchemaUrl, gatewayToken, tempDir, type Engine } from '../../pets-service/test/support';
+import { openDatabase, prepare } from '../../pets-service/src/db/sqlite/keep-alive';
 
 let dir: string;
 let service: ServiceProcess | undefined;

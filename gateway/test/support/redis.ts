@@ -1,0 +1,54 @@
+import { TestRedis, type TestRedisOptions } from '../../../test/helpers/redis-server';
+import { connectRedis, type Redis } from '../../src/redis';
+
+/** What a test opens on the server: a store, a limiter, a gateway, a board (`close`) or a connection (`disconnect`). */
+type Closable = { close(): unknown } | { disconnect(): unknown };
+
+/**
+ * The gateway tests' one Redis fixture: a real redis-server for the enclosing file or `describe`
+ * (started before its first test, stopped after its last), and whatever the tests open on it
+ * through `connection` or `closeAfter`, closed before the server stops (last opened, first closed).
+ * Call it at the top level of a test file or of a `describe`.
+ */
+export function useRedis(options: TestRedisOptions = {}) {
+  let server: TestRedis | undefined;
+  const opened: Closable[] = [];
+
+  const closeOpened = async (): Promise<void> => {
+    for (const thing of opened.splice(0).reverse()) await ('close' in thing ? thing.close() : thing.disconnect());
+  };
+
+  beforeAll(async () => {
+    server = await TestRedis.start(options);
+  });
+  afterAll(async () => {
+    await closeOpened();
+    await server?.stop();
+  });
+
+  return {
+    get server(): TestRedis {
+      if (!server) throw new Error('the Redis fixture starts its server in beforeAll');
+      return server;
+    },
+    get url(): string {
+      return this.server.url;
+    },
+    /** A connection of its own, as the gateway opens it (`connectRedis`), closed after the file or `closeOpened`. */
+    async connection(waitMs = 300): Promise<Redis> {
+      return this.closeAfter(await connectRedis(this.url, waitMs));
+    },
+    /** Closes `thing` with the fixture (after the file, or at `closeOpened`). */
+    closeAfter<T extends Closable>(thing: T): T {
+      opened.push(thing);
+      return thing;
+    },
+    /** Closes what was opened so far, e.g. in an afterEach, so each test starts with nothing open. */
+    closeOpened,
+    /** The server running (again, if a test stopped it) and empty. */
+    async reset(): Promise<void> {
+      await this.server.start();
+      await this.server.flushAll();
+    },
+  };
+}
