@@ -73,8 +73,12 @@ export interface KeyOptions {
 
 /** The in-process account store and the resolver over it, as the gateway builds them without Redis. */
 export class MemoryKeys {
-  readonly store = new MemoryAccountStore();
-  readonly resolver = new PrincipalResolver({ store: this.store });
+  readonly resolver: PrincipalResolver;
+
+  /** `store`: the in-process one, or one made to fail like a store that is down. */
+  constructor(readonly store: MemoryAccountStore = new MemoryAccountStore()) {
+    this.resolver = new PrincipalResolver({ store });
+  }
 
   /** A new account with one key as `options` say; the key as the client sends it, with its ids. */
   async add(options: KeyOptions = {}): Promise<{ key: string; keyId: string; accountId: string }> {
