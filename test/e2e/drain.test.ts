@@ -35,8 +35,7 @@ function send(agent: http.Agent, url: string, headers: Record<string, string>): 
  * Clients that keep sending on their keep-alive connections until `until()` says stop or the server
  * stops answering; every outcome is kept.
  */
-async function keepAliveClients(count: number, url: string, headers: Record<string, string>, until: () => boolean): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
+async function keepAliveClients(count: number, url: string, headers: Record<string, string>, until: () => boolean, outcomes: Outcome[] = []): Promise<Outcome[]> {
   await Promise.all(
     Array.from({ length: count }, async () => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -52,6 +51,14 @@ async function keepAliveClients(count: number, url: string, headers: Record<stri
     }),
   );
   return outcomes;
+}
+
+/**
+ * Waits until the traffic has had enough answers before the stop (a loaded machine answers fewer in
+ * a fixed time), or 10 s.
+ */
+async function untilAnswered(outcomes: Outcome[], count: number): Promise<void> {
+  for (const started = Date.now(); outcomes.filter((o) => o.status !== undefined).length < count && Date.now() - started < 10_000; ) await sleep(50);
 }
 
 /** Every answer that arrived is whole and valid JSON of the expected status; connection-level refusals carry no answer. */
@@ -79,8 +86,9 @@ describe('stopping under keep-alive traffic', () => {
   it('when the gateway gets SIGTERM while clients keep sending on keep-alive connections, then every answer is whole and it exits 0 within 2 s', async () => {
     const gateway = system.gateways[0]!;
     let signalled = 0;
-    const traffic = keepAliveClients(16, `${gateway.url}/v1/pets?limit=5`, { authorization: `Bearer ${key}` }, () => signalled > 0 && Date.now() - signalled > 3_000);
-    await sleep(400);
+    const before: Outcome[] = [];
+    const traffic = keepAliveClients(16, `${gateway.url}/v1/pets?limit=5`, { authorization: `Bearer ${key}` }, () => signalled > 0 && Date.now() - signalled > 3_000, before);
+    await untilAnswered(before, 25);
     signalled = Date.now();
     gateway.process.child.kill('SIGTERM');
     const code = await gateway.process.waitForExit();
@@ -96,8 +104,9 @@ describe('stopping under keep-alive traffic', () => {
   it('when the pets-service gets SIGTERM while the gateway keeps sending on its keep-alive pool, then it exits 0 within 2 s', async () => {
     const token = signInternalToken(TEST_SECRET, { issuer: 'service:drain-test', subject: 'service:drain-test', lifetimeSeconds: 300 });
     let signalled = 0;
-    const traffic = keepAliveClients(16, `${system.petsUrl}/pets?limit=5`, { authorization: `Bearer ${token}` }, () => signalled > 0 && Date.now() - signalled > 3_000);
-    await sleep(400);
+    const before: Outcome[] = [];
+    const traffic = keepAliveClients(16, `${system.petsUrl}/pets?limit=5`, { authorization: `Bearer ${token}` }, () => signalled > 0 && Date.now() - signalled > 3_000, before);
+    await untilAnswered(before, 25);
     signalled = Date.now();
     system.pets.child.kill('SIGTERM');
     const code = await system.pets.waitForExit();
