@@ -1,7 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { ApiError, errorHandler, notFoundHandler } from '../../shared/src/errors';
+import { ApiError, errorHandler, notAllowed, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import { interfaceDescriptionFor } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
@@ -10,20 +9,17 @@ import type { GatewayConfig } from './config';
 import { interactiveDocs } from './docs/interactive-docs';
 import type { KeySubject, LimitDecision, Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
-import { authenticate, requireKey, type KeyCache } from './pipeline/authenticate';
+import { authenticate, type KeyCache } from './pipeline/authenticate';
 import { markDeprecated } from './pipeline/deprecation';
-import { compileTrust, type Stage } from './pipeline/exchange';
 import { serveInterfaceDescription } from './pipeline/interface-description';
 import { proxyToPets } from './pipeline/proxy';
 import { lookUpKey, type KeyLookup } from './pipeline/look-up-key';
 import { rateLimit } from './pipeline/rate-limit';
 import { readBody } from './pipeline/read-body';
-import { methodNotAllowed, route } from './pipeline/route';
-import { onPath } from './pipeline/stages';
+import { requireKey } from './pipeline/require-key';
+import { route } from './pipeline/route';
 import { internalAuthorization } from './pipeline/sign-internal-token';
-import { v1Target } from './pipeline/target';
-import { createV1Handler } from './pipeline/v1-handler';
-import type { Forwarder } from './upstream/forwarder';
+import type { PetsProxy } from './upstream/pets-proxy';
 import type { LookupGate } from './accounts/lookup-gate';
 
 export interface PublicAppDeps {
@@ -31,7 +27,7 @@ export interface PublicAppDeps {
   logger: Logger;
   /** Where the one line per request goes (default: `logger`). */
   accessLogger?: Logger;
-  forwarder: Forwarder;
+  petsProxy: PetsProxy;
   keys: KeyCache & KeyLookup;
   /** When a key the caches do not know may be looked up (`accounts/lookup-gate.ts`). */
   lookups: Pick<LookupGate, 'admission'>;
@@ -44,28 +40,32 @@ export interface PublicAppDeps {
   portal?: RequestHandler;
 }
 
-/** The public port's request listener (what a server or supertest is given). */
-export type PublicApp = (req: IncomingMessage, res: ServerResponse) => void;
-
 /**
- * The public app. `/v1` goes straight to its pipeline (`pipeline/v1-handler.ts`, no Express on the
- * hot path); everything else (health, `/docs`, `/portal`, unknown paths) to an Express app.
- * The pipeline is listed here, in its fixed order, one file per stage:
+ * The public app: health, `/docs`, `/portal` and the API under `/v1`, one Express app with one
+ * error handler that answers every refusal in the Error shape.
+ *
+ * `/v1` is an Express router; its middleware, one file each in `pipeline/`, run in this fixed order:
  * request id → deprecation headers → authenticate (from the key caches) → look up a key the
  * caches do not know (when the look-up gate lets it: at once within the client's look-up budget,
  * else in the replica's queue) → rate limit (the account's windows, or the anonymous budget) →
- * [interface description] → require a key → route → read body → proxy (with the internal token in
- * place of the key). Minted keys cost bounded store work; a valid key is never refused for it.
+ * [interface description, on its path] → require a key → route → read body → proxy (with the
+ * internal token in place of the key). What they tell each other is on `res.locals`
+ * (`pipeline/locals.ts`). Minted keys cost bounded store work; a valid key is never refused for it.
  * It never listens: main.ts and the tests do.
  */
-export function createApp({ config, logger, accessLogger = logger, forwarder, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): PublicApp {
+export function createApp({ config, logger, accessLogger = logger, petsProxy, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal }: PublicAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // The gateway's own answers are errors and small documents: an ETag (a hash of each body) buys nothing.
   app.set('etag', false);
+  // `req.ip` and `req.protocol` read X-Forwarded-For and -Proto only from the proxies TRUST_PROXY names.
   app.set('trust proxy', config.trustProxy);
-  // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path.
+  // /V1/pets and /v1/PETS are not the API: both are 404, as any other unknown path. Set before
+  // the first route: Express reads it when it makes its router.
   app.set('case sensitive routing', true);
+  // `req.query` is parsed only when read (a getter): /v1 never reads it (the pets-service checks
+  // the query itself), the portal reads a flag or two.
+  app.set('query parser', 'simple');
   app.use(requestId);
   app.use(accessLog(accessLogger, logger));
   app.use(metrics.observeRequests);
@@ -87,28 +87,22 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
   if (portal) app.use('/portal', portal);
 
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
-  const stages: Stage[] = [
-    markDeprecated,
-    authenticate(keys, config.apiEnvironment),
-    lookUpKey(keys, lookups, config.anonIpv6PrefixLength),
-    rateLimit(limits),
-    // The interface description is public: rate limited like everything under /v1, but no key needed.
-    onPath('/openapi.json', ['GET', 'HEAD'], serveInterfaceDescription(document), (x, next) => next(methodNotAllowed(x, 'GET, HEAD'))),
-    requireKey,
-    route,
-    readBody({ timeoutMs: config.bodyTimeoutMs }),
-    proxyToPets({ forwarder, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }),
-  ];
-  const v1 = createV1Handler({ stages, trust: compileTrust(config.trustProxy), logger, accessLogger, observeResponse: metrics.observeResponse });
+  const v1 = express.Router({ caseSensitive: true });
+  v1.use(markDeprecated);
+  v1.use(authenticate(keys, config.apiEnvironment));
+  v1.use(lookUpKey(keys, lookups, config.anonIpv6PrefixLength));
+  v1.use(rateLimit(limits));
+  // The interface description is public: rate limited like everything under /v1, but no key needed.
+  v1.all('/openapi.json', serveInterfaceDescription(document));
+  v1.use(requireKey);
+  v1.use(route);
+  v1.use(readBody({ timeoutMs: config.bodyTimeoutMs }));
+  v1.use(proxyToPets({ petsProxy, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
+  app.use('/v1', v1);
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
-
-  return (req, res) => {
-    const target = v1Target(req.url ?? '/');
-    if (target) v1(req, res, target);
-    else app(req, res);
-  };
+  return app;
 }
 
 /**
@@ -119,7 +113,7 @@ export function createApp({ config, logger, accessLogger = logger, forwarder, ke
 const guardDocs: RequestHandler = (req, _res, next) => {
   const path = `/docs${req.path === '/' ? '' : req.path}`;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${path}; use GET, HEAD.`, { Allow: 'GET, HEAD' }));
+    next(notAllowed(req.method, path, 'GET, HEAD'));
   } else if (/(?:^|\/)(?:\.|%2e)/i.test(req.path)) {
     next(new ApiError('not_found', `No resource at ${req.method} ${path}.`));
   } else {

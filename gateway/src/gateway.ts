@@ -16,7 +16,7 @@ import { PORTAL_AUDIT_ENTRIES_KEPT, SeparatedAuditLog } from './audit/separated-
 import { KeyUseRecorder } from './usage/key-use';
 import { RedisUsageBoard } from './usage/redis-usage-board';
 import { LocalUsageBoard, type UsageBoard } from './usage/usage-board';
-import { createApp, type PublicApp } from './app';
+import { createApp } from './app';
 import { redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { createLimiter } from './limits';
 import { FailoverLimiter } from './limits/failover-limiter';
@@ -24,7 +24,7 @@ import type { Limiter } from './limits/types';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
-import { Forwarder } from './upstream/forwarder';
+import { createPetsProxy } from './upstream/pets-proxy';
 import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
@@ -39,7 +39,7 @@ export interface GatewayDeps {
 
 export interface Gateway {
   /** The public port's request listener (`/v1`, `/docs`, `/portal`, health). */
-  readonly publicApp: PublicApp;
+  readonly publicApp: Express;
   /** The admin port's app (ops API, `/metrics`). */
   readonly adminApp: Express;
   readonly accounts: AccountService;
@@ -108,7 +108,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
-  const forwarder = new Forwarder({ replicas, timeoutMs: config.upstreamTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
+  const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
   const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning });
 
   const gateway: Gateway = {
@@ -116,7 +116,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       config,
       logger,
       accessLogger,
-      forwarder,
+      petsProxy,
       keys,
       lookups,
       limiter,

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError, sendError } from '../../shared/src/errors';
+import { sendError, serviceUnavailable } from '../../shared/src/errors';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LookupGateStats } from './accounts/lookup-gate';
 import type { KeyCacheStats } from './accounts/principal-resolver';
@@ -143,7 +143,7 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
       try {
         text = await scrape(registry);
       } catch (error) {
-        sendError(res, new ApiError('service_unavailable', `The metrics could not be gathered: ${error instanceof Error ? error.message : String(error)}; retry shortly.`, { 'Retry-After': '1' }));
+        sendError(res, serviceUnavailable(`The metrics could not be gathered: ${error instanceof Error ? error.message : String(error)}; retry shortly.`));
         return;
       }
       res.setHeader('Content-Type', registry.contentType);

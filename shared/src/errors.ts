@@ -156,9 +156,22 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError('not_found', `No resource at ${req.method} ${req.path}.`));
 };
 
+/** 405 for `method` on `path` (as the client wrote it), naming in `Allow` the methods the path offers. The one way a 405 is built. */
+export function notAllowed(method: string, path: string, allow: string): ApiError {
+  return new ApiError('method_not_allowed', `${method} is not allowed on ${path}; use ${allow}.`, { Allow: allow });
+}
+
+/**
+ * 503 with `Retry-After`: something the answer needs (a store, a queue) cannot be had right now,
+ * and the client may retry shortly. The one way a 503 is built.
+ */
+export function serviceUnavailable(message: string, retryAfterSeconds = 1): ApiError {
+  return new ApiError('service_unavailable', message, { 'Retry-After': String(retryAfterSeconds) });
+}
+
 export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
   const allow = allowed.join(', ');
   return (req, _res, next) => {
-    next(new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allow}.`, { Allow: allow }));
+    next(notAllowed(req.method, req.path, allow));
   };
 }

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express';
-import { ApiError, errorHandler, methodNotAllowed, notFoundHandler } from '../../../shared/src/errors';
+import { ApiError, errorHandler, methodNotAllowed, notFoundHandler, serviceUnavailable } from '../../../shared/src/errors';
 import { accessLog } from '../../../shared/src/access-log';
 import type { Logger } from '../../../shared/src/logger';
 import { requestId } from '../../../shared/src/request-id';
@@ -106,7 +106,7 @@ function auditView({ id: _id, ...entry }: AuditEntry): Omit<AuditEntry, 'id'> {
 
 /** The store being down is the client's problem only in that it may retry: 503, not 500. */
 const storeUnavailable: ErrorRequestHandler = (err, _req, _res, next) => {
-  next(err instanceof StoreUnavailableError ? new ApiError('service_unavailable', 'The account store is unavailable; retry shortly.', { 'Retry-After': '1' }) : err);
+  next(err instanceof StoreUnavailableError ? serviceUnavailable('The account store is unavailable; retry shortly.') : err);
 };
 
 const knownPlan: RequestHandler = (req, _res, next) => {

@@ -1,9 +1,10 @@
+import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { PrincipalResolver } from '../accounts/principal-resolver';
 import { API_KEY_PREFIXES, authorizationOf, parseApiKey, type AuthorizationRefusal } from '../keys/api-key';
 import { expiryRefusal } from '../keys/key-policy';
-import type { Stage } from './exchange';
+import { v1Locals } from './locals';
 
 /** What authenticate needs of the key resolver: its caches' answer, never a store call. */
 export type KeyCache = Pick<PrincipalResolver, 'cached'>;
@@ -37,35 +38,35 @@ function otherEnvironment(keyEnvironment: ApiEnvironment, deployment: ApiEnviron
  * look-up gate lets it. A request without a valid key is not refused here: it is limited per
  * IP first, so key guessing is rate limited too, and then refused by `requireKey`.
  */
-export function authenticate(keys: KeyCache, environment: ApiEnvironment): Stage {
-  return (context, next) => {
-    const { req } = context;
+export function authenticate(keys: KeyCache, environment: ApiEnvironment): RequestHandler {
+  return (req, res, next) => {
+    const locals = v1Locals(res);
     const parsed = authorizationOf(req);
     if (!parsed.ok) {
-      context.authError = unauthorized(REFUSALS[parsed.reason]);
+      locals.authError = unauthorized(REFUSALS[parsed.reason]);
       return next();
     }
     const key = parseApiKey(parsed.token);
     if (!key.ok) {
-      context.authError = invalidKey();
+      locals.authError = invalidKey();
       return next();
     }
     if (key.environment !== environment) {
-      context.authError = otherEnvironment(key.environment, environment);
+      locals.authError = otherEnvironment(key.environment, environment);
       return next();
     }
     const answer = keys.cached(key.key);
     if (answer.state === 'valid') {
       // An expired key is refused like a revoked one (after the anonymous limit), on time, from the cache.
-      context.authError = expiryRefusal(answer.principal, Date.now());
-      if (!context.authError) context.principal = answer.principal;
-    } else if (answer.state === 'refused') context.authError = invalidKey();
-    else context.pendingKey = { apiKey: key.key, recentlyValid: answer.state === 'recheck' };
+      locals.authError = expiryRefusal(answer.principal, Date.now());
+      if (!locals.authError) locals.principal = answer.principal;
+    } else if (answer.state === 'refused') locals.authError = invalidKey();
+    else locals.pendingKey = { apiKey: key.key, recentlyValid: answer.state === 'recheck' };
     next();
   };
 }
 
-/** Refuses, after rate limiting, a request that authenticate could not identify. */
-export const requireKey: Stage = ({ principal, authError }, next) => {
-  next(principal ? undefined : (authError ?? unauthorized(REFUSALS.missing)));
-};
+/** The answer to a request that carries no key at all. */
+export function missingKey(): ApiError {
+  return unauthorized(REFUSALS.missing);
+}

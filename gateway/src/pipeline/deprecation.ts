@@ -1,18 +1,19 @@
 import { GET_PET_DEPRECATION_HEADERS } from '../../../shared/src/pets';
+import type { RequestHandler } from 'express';
 import type { RouteMatch } from '../routes/route-table';
-import type { Stage } from './exchange';
+import { routeOf } from './locals';
 
 const DEPRECATION_HEADERS = Object.entries(GET_PET_DEPRECATION_HEADERS);
 
 /**
  * Every response on a deprecated operation's path carries its deprecation headers, the gateway's
- * own 401 and 429 included, so this stage runs before authentication. The document says which
+ * own 401 and 429 included, so this middleware runs before authentication. The document says which
  * operations are deprecated; a method the path does not offer (405) is marked when all of its
  * operations are.
  */
-export const markDeprecated: Stage = (x, next) => {
-  if (isDeprecated(x.route)) {
-    for (const [name, value] of DEPRECATION_HEADERS) x.res.setHeader(name, value);
+export const markDeprecated: RequestHandler = (req, res, next) => {
+  if (isDeprecated(routeOf(req, res))) {
+    for (const [name, value] of DEPRECATION_HEADERS) res.setHeader(name, value);
   }
   next();
 };

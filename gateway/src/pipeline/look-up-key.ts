@@ -1,11 +1,12 @@
-import { ApiError } from '../../../shared/src/errors';
+import type { RequestHandler } from 'express';
+import { ApiError, serviceUnavailable } from '../../../shared/src/errors';
 import { NOT_ADMITTED, type PrincipalResolver } from '../accounts/principal-resolver';
 import type { LookupGate } from '../accounts/lookup-gate';
 import { expiryRefusal } from '../keys/key-policy';
 import { clientSubject } from '../limits/client-subject';
 import { StoreUnavailableError } from '../store-errors';
 import { invalidKey } from './authenticate';
-import type { Stage } from './exchange';
+import { v1Locals } from './locals';
 
 /** What lookUpKey needs of the key resolver: one store round trip for a key the caches could not answer. */
 export type KeyLookup = Pick<PrincipalResolver, 'lookUp'>;
@@ -18,28 +19,30 @@ export type KeyLookup = Pick<PrincipalResolver, 'lookUp'>;
  * account only, an invalid one against its client's anonymous budget (rateLimit). Requests that
  * arrive while the same key is being looked up share that lookup. A key that was valid until its
  * cache entry aged out or was refreshed is looked up without the gate (nobody can mint one).
+ * Every outcome is an `authError` or a principal: the refusal is answered after rate limiting, so
+ * even a store failure carries the rate-limit headers.
  */
-export function lookUpKey(keys: KeyLookup, gate: Pick<LookupGate, 'admission'>, anonIpv6PrefixLength: number): Stage {
-  return async (context, next) => {
-    const pending = context.pendingKey;
+export function lookUpKey(keys: KeyLookup, gate: Pick<LookupGate, 'admission'>, anonIpv6PrefixLength: number): RequestHandler {
+  return async (req, res, next) => {
+    const locals = v1Locals(res);
+    const pending = locals.pendingKey;
     if (!pending) return next();
-    context.pendingKey = undefined;
+    locals.pendingKey = undefined;
     try {
-      const admission = pending.recentlyValid ? undefined : gate.admission(clientSubject(context.ip, anonIpv6PrefixLength));
+      const admission = pending.recentlyValid ? undefined : gate.admission(clientSubject(req.ip, anonIpv6PrefixLength));
       const result = await keys.lookUp(pending.apiKey, admission);
-      if (result === NOT_ADMITTED) context.authError = new ApiError('service_unavailable', 'Too many API keys are waiting to be verified right now; retry shortly.', { 'Retry-After': '1' });
+      if (result === NOT_ADMITTED) locals.authError = serviceUnavailable('Too many API keys are waiting to be verified right now; retry shortly.');
       else if (result) {
-        context.authError = expiryRefusal(result, Date.now());
-        if (!context.authError) context.principal = result;
-      } else context.authError = invalidKey();
+        locals.authError = expiryRefusal(result, Date.now());
+        if (!locals.authError) locals.principal = result;
+      } else locals.authError = invalidKey();
     } catch (error) {
-      // Answered after the rate-limit stage, so even this failure carries the rate-limit headers.
       if (error instanceof StoreUnavailableError) {
-        context.log.warn({ err: error }, 'key store unavailable');
-        context.authError = new ApiError('service_unavailable', 'The API key cannot be verified right now; retry shortly.', { 'Retry-After': '1' });
+        req.log.warn({ err: error }, 'key store unavailable');
+        locals.authError = serviceUnavailable('The API key cannot be verified right now; retry shortly.');
       } else {
-        context.log.error({ err: error }, 'key lookup failed');
-        context.authError = new ApiError('internal_error', 'The server failed to handle the request.');
+        req.log.error({ err: error }, 'key lookup failed');
+        locals.authError = new ApiError('internal_error', 'The server failed to handle the request.');
       }
     }
     next();

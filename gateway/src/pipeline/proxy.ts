@@ -1,10 +1,11 @@
 import { PUBLIC_PATH_PREFIX } from '../../../shared/src/settings';
-import type { Forwarder } from '../upstream/forwarder';
+import type { PetsProxy } from '../upstream/pets-proxy';
 import { upstreamRequestHeaders } from '../upstream/hop-by-hop';
-import type { Stage } from './exchange';
+import type { RequestHandler } from 'express';
+import { routeOf, v1Locals } from './locals';
 
 export interface ProxyOptions {
-  forwarder: Forwarder;
+  petsProxy: PetsProxy;
   /** Whether the client's X-Forwarded-For may be extended (TRUST_PROXY set) or is replaced. */
   trustForwarded: boolean;
   /** Sets the internal token naming the account (the sign-internal-token stage's work). */
@@ -16,9 +17,10 @@ export interface ProxyOptions {
  * the raw URL), with the body the read-body stage already holds, the client's end-to-end headers,
  * the gateway's own X-Forwarded-* and the internal token in place of the client's key.
  */
-export function proxyToPets({ forwarder, trustForwarded, internalAuthorization }: ProxyOptions): Stage {
-  return (x, next) => {
-    const { req, route, principal, body } = x;
+export function proxyToPets({ petsProxy, trustForwarded, internalAuthorization }: ProxyOptions): RequestHandler {
+  return (req, res, next) => {
+    const route = routeOf(req, res);
+    const { principal, body } = v1Locals(res);
     if (route.kind !== 'path' || !principal) {
       next(new Error('proxy reached without a matched route and an authenticated principal'));
       return;
@@ -28,9 +30,22 @@ export function proxyToPets({ forwarder, trustForwarded, internalAuthorization }
     const offered = req.headers['x-forwarded-for'];
     headers['x-forwarded-for'] = trustForwarded && offered ? `${String(offered)}, ${remote}` : remote;
     // From X-Forwarded-Proto only when TRUST_PROXY trusts the sender.
-    headers['x-forwarded-proto'] = x.protocol;
+    headers['x-forwarded-proto'] = req.protocol;
     headers['x-forwarded-prefix'] = PUBLIC_PATH_PREFIX;
     headers.authorization = internalAuthorization(principal.accountId);
-    forwarder.forward(x, { method: req.method ?? 'GET', path: `${route.forwardPath}${x.search}`, headers, body }, next);
+    if (body) headers['content-length'] = String(body.length);
+    // What http-proxy sends is the request as it stands: these headers, this path.
+    req.headers = headers;
+    req.url = `${route.forwardPath}${searchOf(req.url)}`;
+    petsProxy(req, res, next, body);
   };
+}
+
+/** The query of a request target with its `?`, or empty; a fragment (which clients should not send) is never forwarded. */
+export function searchOf(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return '';
+  const hash = url.indexOf('#');
+  if (hash < 0) return url.slice(query);
+  return hash < query ? '' : url.slice(query, hash);
 }

@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { accessRefusal } from '../keys/key-policy';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
 import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
-import type { Exchange, Stage } from './exchange';
+import { v1Locals } from './locals';
 
 export interface RateLimitOptions {
   limiter: Limiter;
@@ -22,14 +23,14 @@ export interface RateLimitOptions {
  * headers on the response, and gives the refusal to answer with when the budget is spent
  * (undefined when accepted).
  */
-export type AnonymousCharge = (x: Exchange) => Promise<ApiError | undefined>;
+export type AnonymousCharge = (req: Request, res: Response) => Promise<ApiError | undefined>;
 
 export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
-  return async (x) => {
-    const decision = await limiter.consumeAnonymous(clientSubject(x.ip, anonIpv6PrefixLength), anonPerMinute);
-    x.anonymousDecision = decision;
+  return async (req, res) => {
+    const decision = await limiter.consumeAnonymous(clientSubject(req.ip, anonIpv6PrefixLength), anonPerMinute);
+    v1Locals(res).anonymousDecision = decision;
     onDecision(decision.outcome, 'anonymous');
-    const retryAfter = applyHeaders(x.res, decision);
+    const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'allowed') return undefined;
     return new ApiError('rate_limited', `Rate limit exceeded: the per-minute limit for requests without a valid API key is used up; retry after ${retryAfter} seconds.`);
   };
@@ -41,13 +42,13 @@ export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, 
  * address cannot get it refused. Puts the rate-limit headers on the response whatever comes next,
  * and refuses the request when over.
  */
-export function rateLimit(options: RateLimitOptions): Stage {
+export function rateLimit(options: RateLimitOptions): RequestHandler {
   const charge = anonymousCharge(options);
-  return async (x, next) => {
-    const { principal } = x;
+  return async (req, res, next) => {
+    const { principal } = v1Locals(res);
     if (!principal) {
       // A store failure is never a 429; the limiter falls back by itself, so an exception is a bug.
-      charge(x).then(next, next);
+      charge(req, res).then(next, next);
       return;
     }
     let decision: LimitDecision;
@@ -58,14 +59,14 @@ export function rateLimit(options: RateLimitOptions): Stage {
     }
     options.onDecision(decision.outcome, 'key');
     options.onKeyDecision?.(principal, decision);
-    const retryAfter = applyHeaders(x.res, decision);
+    const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'banned') {
       next(new ApiError('temporarily_banned', `This API key is temporarily banned for sending requests while rate limited; retry after ${retryAfter} seconds.`));
     } else if (decision.outcome === 'limited') {
       next(new ApiError('rate_limited', `Rate limit exceeded: the account's per-${decision.binding} limit is used up; retry after ${retryAfter} seconds.`));
     } else {
       // Accepted and counted: only now is a read-only key's write refused (403, with these headers).
-      next(accessRefusal(principal, x.req.method ?? ''));
+      next(accessRefusal(principal, req.method));
     }
   };
 }

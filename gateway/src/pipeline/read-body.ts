@@ -1,7 +1,7 @@
-import type { ServerResponse } from 'node:http';
+import type { NextFunction, RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { MAX_BODY_BYTES } from '../../../shared/src/json-body';
-import type { Next, Stage } from './exchange';
+import { v1Locals } from './locals';
 
 export interface ReadBodyOptions {
   /** The whole body must arrive within this long, or the answer is 408 request_timeout. */
@@ -21,10 +21,9 @@ const KIB = 1024;
  * - not complete within `timeoutMs` from the start of reading: 408 request_timeout.
  * The refusals close the connection: the rest of the stream cannot be trusted to be a new request.
  */
-export function readBody({ timeoutMs, maxBytes = MAX_BODY_BYTES }: ReadBodyOptions): Stage {
+export function readBody({ timeoutMs, maxBytes = MAX_BODY_BYTES }: ReadBodyOptions): RequestHandler {
   const tooLarge = () => new ApiError('payload_too_large', `The request body is larger than ${maxBytes / KIB} KiB.`);
-  return (x, next) => {
-    const { req, res } = x;
+  return (req, res, next) => {
     const declared = req.headers['content-length'];
     const chunked = req.headers['transfer-encoding'] !== undefined;
     if (!chunked && (declared === undefined || declared === '0')) return next();
@@ -41,7 +40,7 @@ export function readBody({ timeoutMs, maxBytes = MAX_BODY_BYTES }: ReadBodyOptio
       req.off('end', onEnd);
       req.off('close', onClose);
       if (error) return refuse(res, next, error);
-      x.body = Buffer.concat(chunks, received);
+      v1Locals(res).body = Buffer.concat(chunks, received);
       next();
     };
     const onData = (chunk: Buffer) => {
@@ -67,7 +66,7 @@ export function readBody({ timeoutMs, maxBytes = MAX_BODY_BYTES }: ReadBodyOptio
 }
 
 /** Answers the refusal and closes the connection once it is written; what the client still sends is discarded meanwhile. */
-function refuse(res: ServerResponse, next: Next, error: ApiError): void {
+function refuse(res: Response, next: NextFunction, error: ApiError): void {
   res.setHeader('Connection', 'close');
   res.req.resume();
   next(error);

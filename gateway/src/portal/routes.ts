@@ -1,5 +1,5 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { ApiError, sendError } from '../../../shared/src/errors';
+import { ApiError, notAllowed, serviceUnavailable } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import { sameSecret } from '../keys/api-key';
 import { StoreUnavailableError } from '../store-errors';
@@ -229,7 +229,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
       res.json(await service.usage(session.accountId));
     })
     .all((req) => {
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on /portal/usage; use GET or HEAD.`, { Allow: 'GET, HEAD' });
+      throw notAllowed(req.method, '/portal/usage', 'GET, HEAD');
     });
 
   router.use((req) => {
@@ -241,7 +241,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     if (res.headersSent) return next(error);
     const refusal = asRefusal(error);
     if (!refusal) return next(error);
-    if (isUsageApi(req)) return sendError(res, error instanceof ApiError ? error : asApiError(refusal));
+    // The JSON endpoint's refusals go to the public port's one error handler, in the Error shape.
+    if (isUsageApi(req)) return next(error instanceof ApiError ? error : asApiError(refusal));
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
     if (refusal.status === 401) {
       // The session ended: the log-in form is the way on.
@@ -344,7 +345,7 @@ function asRefusal(error: unknown): Refusal | undefined {
 function asApiError(refusal: Refusal): ApiError {
   const retry: Record<string, string> = refusal.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(refusal.retryAfterSeconds) };
   if (refusal.status === 429) return new ApiError('rate_limited', refusal.message, retry);
-  if (refusal.status === 503) return new ApiError('service_unavailable', refusal.message, retry);
+  if (refusal.status === 503) return serviceUnavailable(refusal.message, refusal.retryAfterSeconds);
   if (refusal.status === 404) return new ApiError('not_found', refusal.message);
   return new ApiError('invalid_parameter', refusal.message);
 }

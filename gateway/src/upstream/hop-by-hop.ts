@@ -55,8 +55,8 @@ function filtered(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Outg
 }
 
 /** The client's end-to-end headers, for the request to the pets-service (the gateway adds its own after). */
-export function upstreamRequestHeaders(client: IncomingHttpHeaders): OutgoingHttpHeaders {
-  return filtered(client, NOT_FORWARDED_UPSTREAM);
+export function upstreamRequestHeaders(client: IncomingHttpHeaders): IncomingHttpHeaders {
+  return filtered(client, NOT_FORWARDED_UPSTREAM) as IncomingHttpHeaders;
 }
 
 /** The pets-service's end-to-end headers, for the client's response. */

@@ -14,6 +14,11 @@ export interface Replica {
   readonly basePath: string;
   /** This replica's own keep-alive pool. */
   readonly agent: http.Agent;
+  /**
+   * The replica as http-proxy's `target`, parsed once: `host` is the Host header to send (with
+   * the port unless it is the scheme's default, an IPv6 address in brackets), `path` the prefix.
+   */
+  readonly target: { readonly protocol: string; readonly hostname: string; readonly host: string; readonly port: number; readonly path: string };
   /** 0 while healthy; otherwise when it may be tried again. */
   unavailableUntil: number;
   /** Consecutive failures, for the back-off. */
@@ -95,13 +100,18 @@ const AGENT_OPTIONS: http.AgentOptions = { keepAlive: true, maxSockets: 256, max
 function replicaOf(base: string): Replica {
   const url = new URL(base);
   const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(url.port) || (protocol === 'https:' ? 443 : 80);
+  const basePath = url.pathname.replace(/\/+$/, '');
   return {
     url: base,
     protocol,
-    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: Number(url.port) || (protocol === 'https:' ? 443 : 80),
-    basePath: url.pathname.replace(/\/+$/, ''),
+    hostname,
+    port,
+    basePath,
     agent: protocol === 'https:' ? new https.Agent(AGENT_OPTIONS) : new http.Agent(AGENT_OPTIONS),
+    // URL.host is the Host header's form: brackets around IPv6, no default port.
+    target: { protocol, hostname, host: url.host, port, path: basePath },
     unavailableUntil: 0,
     failures: 0,
   };

@@ -1,4 +1,4 @@
-import type { PublicApp } from '../../src/app';
+import type { Express } from 'express';
 import request from 'supertest';
 
 let visitors = 0;
@@ -20,7 +20,7 @@ export class PortalVisitor {
   readonly ip: string;
 
   constructor(
-    private readonly app: PublicApp | string,
+    private readonly app: Express | string,
     readonly host = 'portal.test',
     ip?: string,
   ) {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { ApiError } from '../../../shared/src/errors';
+import { serviceUnavailable } from '../../../shared/src/errors';
 import { DatabaseUnavailableError } from '../db/unavailable';
 
 /**
@@ -13,5 +13,5 @@ export const databaseUnavailable: ErrorRequestHandler = (err, req, _res, next) =
     return;
   }
   req.log.warn({ err: err.cause }, 'database unavailable: answered 503');
-  next(new ApiError('service_unavailable', 'The pet store is unavailable right now; retry shortly.', { 'Retry-After': '1' }));
+  next(serviceUnavailable('The pet store is unavailable right now; retry shortly.'));
 };
