@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ApiError, errorHandler, notAllowed, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import { interfaceDescriptionFor } from '../../shared/src/openapi';
-import type { Lifecycle } from '../../shared/src/http-server';
+import { continueIfExpected, type Lifecycle } from '../../shared/src/http-server';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
 import { interactiveDocs } from './docs/interactive-docs';
@@ -70,22 +70,9 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   app.use(accessLog(accessLogger, logger));
   app.use(metrics.observeRequests);
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  // Degraded still serves (limits fall back to each replica), so it stays 200 and says so;
-  // a draining replica answers 503 so that a balancer stops sending it new work.
-  app.get('/readyz', (_req, res) => {
-    if (lifecycle.draining) res.status(503).json({ status: 'draining', rateLimiter: limiter.mode });
-    else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
-  });
   // /docs and /v1/openapi.json list this deployment first, so "Try it out" calls it.
   const document = interfaceDescriptionFor(config.publicBaseUrl);
-  app.use('/docs', guardDocs, ...interactiveDocs(document, { title: 'Animal Store API' }));
-
-  // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
-  if (portal) app.use('/portal', portal);
-
+  // The API first: its requests are nearly all of the traffic, and pass no other route on the way.
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
   const v1 = express.Router({ caseSensitive: true });
   v1.use(markDeprecated);
@@ -100,10 +87,31 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   v1.use(proxyToPets({ petsProxy, trustForwarded: config.trustProxy !== false, internalAuthorization: internalAuthorization(config.internalJwtSecret) }));
   app.use('/v1', v1);
 
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  // Degraded still serves (limits fall back to each replica), so it stays 200 and says so;
+  // a draining replica answers 503 so that a balancer stops sending it new work.
+  app.get('/readyz', (_req, res) => {
+    if (lifecycle.draining) res.status(503).json({ status: 'draining', rateLimiter: limiter.mode });
+    else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
+  });
+  app.use('/docs', guardDocs, ...interactiveDocs(document, { title: 'Animal Store API' }));
+
+  // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
+  // Its forms are read without conditions of their own: a client waiting for 100 Continue gets it at once.
+  if (portal) app.use('/portal', sendContinue, portal);
+
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;
 }
+
+/** Answers `Expect: 100-continue` at once (what Node does when the server leaves it to Node). */
+const sendContinue: RequestHandler = (req, res, next) => {
+  continueIfExpected(req, res);
+  next();
+};
 
 /**
  * `/docs` is read-only and its paths are plain file names. swagger-ui-express answers any method

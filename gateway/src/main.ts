@@ -43,7 +43,8 @@ async function main(): Promise<void> {
   });
   if (worker) offerMetricsToPrimary(gateway.metrics.registry);
 
-  const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway);
+  // /v1 sends 100 Continue only once the key and the limits have passed (readBody); /docs and /portal at once.
+  const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway, { continueByApplication: true });
   const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway);
   await publicServer.listen(config.port, config.host);
   await adminServer.listen(config.adminPort, config.adminHost);

@@ -135,7 +135,6 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
   return {
     registry,
     observeRequests,
-    observeResponse,
     recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => decisionCounter(outcome, caller).inc(),
     recordUpstreamAttempt: (replica: Replica, outcome: (typeof ATTEMPT_OUTCOMES)[number]) => attemptCounters.get(replica.url)?.[outcome].inc(),
     handler: (async (_req, res) => {

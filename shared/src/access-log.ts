@@ -46,13 +46,12 @@ export function accessLog(logger: Logger, events: Logger = logger): RequestHandl
 }
 
 /**
- * The access line of one request, once its response is done (or abandoned): the middleware above
- * writes it for Express routes, the gateway's `/v1` handler for its own. `started` is
+ * The access line of one request, once its response is done (or abandoned). `started` is
  * `performance.now()` when the request arrived; `extra` adds fields (who called). The URL is logged
  * with API keys, bearer values and credential parameters redacted: a key sent in the query string
  * is refused, but it was still sent, and a log is no place for it.
  */
-export function writeAccessLine(logger: Logger, res: ServerResponse, reqId: string, url: string, started: number, extra?: object): void {
+function writeAccessLine(logger: Logger, res: ServerResponse, reqId: string, url: string, started: number, extra?: object): void {
   const status = res.statusCode;
   const line = {
     reqId,

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Logger } from 'pino';
@@ -132,8 +132,20 @@ function fromStaticFiles(err: unknown): ApiError | undefined {
 }
 
 /**
+ * Whether the request announced a body that has not arrived in full: nobody read it, and after a
+ * refusal nobody will. Closing the connection with the answer is the only way not to read it
+ * (a keep-alive connection must be read to its next request: a gigabyte, if that is what was announced).
+ */
+function bodyUnread(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
  * The one error handler of both services: client errors in the Error shape,
- * anything unexpected logged with its stack and answered with a generic 500.
+ * anything unexpected logged with its stack and answered with a generic 500. A refusal of a
+ * request whose body is still to come closes the connection: the body is never read.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {
@@ -141,6 +153,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
+    if (bodyUnread(req)) res.setHeader('Connection', 'close');
     const known = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
     if (known) {
       sendError(res, known);

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { MAX_REQUEST_HEADERS, answerEarly, answerRefusedRequests, parserHeaderLimit, requestHeadRefusal } from './client-errors';
 
@@ -41,14 +41,32 @@ export interface DrainableServer {
 export interface ServerLimits {
   /** Header fields one request may carry; more: 431 (default MAX_REQUEST_HEADERS). */
   maxRequestHeaders?: number;
+  /**
+   * The application, not Node, answers `Expect: 100-continue` (`continueIfExpected`), once it has
+   * decided to read the body: a client told no (401, 429…) never sends it. Off: Node answers
+   * 100 Continue as soon as the head arrives.
+   */
+  continueByApplication?: boolean;
+}
+
+/** Node's own test for a request that waits for `100 Continue` before it sends its body. */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/** Tells a client waiting for `100 Continue` to send its body (where the body is about to be read); nothing for any other request. */
+export function continueIfExpected(req: IncomingMessage, res: ServerResponse): void {
+  const expect = req.headers.expect;
+  if (expect !== undefined && !res.headersSent && CONTINUE.test(expect)) res.writeContinue();
 }
 
 /** A server whose connections close as their responses end once `lifecycle.draining` is set. */
-export function createDrainableServer(app: RequestListener, timeouts: ServerTimeouts, lifecycle: Lifecycle, { maxRequestHeaders = MAX_REQUEST_HEADERS }: ServerLimits = {}): DrainableServer {
+export function createDrainableServer(
+  app: RequestListener,
+  timeouts: ServerTimeouts,
+  lifecycle: Lifecycle,
+  { maxRequestHeaders = MAX_REQUEST_HEADERS, continueByApplication = false }: ServerLimits = {},
+): DrainableServer {
   const inFlight = new Set<ServerResponse>();
-  // Node checks the two request timeouts every `connectionsCheckingInterval` (30 s by default), so a
-  // 10 s limit could fire 40 s late: a second keeps them close to what they say.
-  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 1_000 }, (req, res) => {
+  const handle: RequestListener = (req, res) => {
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     if (lifecycle.draining) closeAfter(res);
@@ -59,7 +77,12 @@ export function createDrainableServer(app: RequestListener, timeouts: ServerTime
       return;
     }
     app(req, res);
-  });
+  };
+  // Node checks the two request timeouts every `connectionsCheckingInterval` (30 s by default), so a
+  // 10 s limit could fire 40 s late: a second keeps them close to what they say.
+  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 1_000 }, handle);
+  // With a listener, Node no longer writes 100 Continue by itself: the request goes to the app as any other.
+  if (continueByApplication) server.on('checkContinue', handle);
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;

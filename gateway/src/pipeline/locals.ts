@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import type { ApiError } from '../../../shared/src/errors';
 import type { Principal } from '../accounts/types';
-import type { LimitDecision } from '../limits/types';
 import { ROUTES, type RouteMatch } from '../routes/route-table';
 
 /**
@@ -21,8 +20,6 @@ export interface V1Locals {
    * can mint such a key).
    */
   pendingKey?: { apiKey: string; recentlyValid: boolean };
-  /** Set once the request has been charged to its client's anonymous budget (at most once). */
-  anonymousDecision?: LimitDecision;
   /** The request's place in the route table (see `routeOf`). */
   route?: RouteMatch;
   /** The request body, read whole by readBody before anything is sent upstream. */

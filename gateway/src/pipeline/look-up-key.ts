@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { ApiError, serviceUnavailable } from '../../../shared/src/errors';
 import { NOT_ADMITTED, type PrincipalResolver } from '../accounts/principal-resolver';
 import type { LookupGate } from '../accounts/lookup-gate';
@@ -6,7 +6,7 @@ import { expiryRefusal } from '../keys/key-policy';
 import { clientSubject } from '../limits/client-subject';
 import { StoreUnavailableError } from '../store-errors';
 import { invalidKey } from './authenticate';
-import { v1Locals } from './locals';
+import { v1Locals, type V1Locals } from './locals';
 
 /** What lookUpKey needs of the key resolver: one store round trip for a key the caches could not answer. */
 export type KeyLookup = Pick<PrincipalResolver, 'lookUp'>;
@@ -23,11 +23,7 @@ export type KeyLookup = Pick<PrincipalResolver, 'lookUp'>;
  * even a store failure carries the rate-limit headers.
  */
 export function lookUpKey(keys: KeyLookup, gate: Pick<LookupGate, 'admission'>, anonIpv6PrefixLength: number): RequestHandler {
-  return async (req, res, next) => {
-    const locals = v1Locals(res);
-    const pending = locals.pendingKey;
-    if (!pending) return next();
-    locals.pendingKey = undefined;
+  const resolve = async (req: Request, locals: V1Locals, pending: NonNullable<V1Locals['pendingKey']>): Promise<void> => {
     try {
       const admission = pending.recentlyValid ? undefined : gate.admission(clientSubject(req.ip, anonIpv6PrefixLength));
       const result = await keys.lookUp(pending.apiKey, admission);
@@ -45,6 +41,13 @@ export function lookUpKey(keys: KeyLookup, gate: Pick<LookupGate, 'admission'>, 
         locals.authError = new ApiError('internal_error', 'The server failed to handle the request.');
       }
     }
-    next();
+  };
+  // Synchronous when the caches answered (nearly every request): no promise for Express to wait on.
+  return (req, res, next) => {
+    const locals = v1Locals(res);
+    const pending = locals.pendingKey;
+    if (!pending) return next();
+    locals.pendingKey = undefined;
+    resolve(req, locals, pending).then(() => next(), next);
   };
 }

@@ -4,6 +4,7 @@ import { ApiError } from '../../../shared/src/errors';
 import { accessRefusal } from '../keys/key-policy';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
+import type { Principal } from '../accounts/types';
 import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
 import { v1Locals } from './locals';
 
@@ -23,12 +24,11 @@ export interface RateLimitOptions {
  * headers on the response, and gives the refusal to answer with when the budget is spent
  * (undefined when accepted).
  */
-export type AnonymousCharge = (req: Request, res: Response) => Promise<ApiError | undefined>;
+type AnonymousCharge = (req: Request, res: Response) => Promise<ApiError | undefined>;
 
-export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
+function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
   return async (req, res) => {
     const decision = await limiter.consumeAnonymous(clientSubject(req.ip, anonIpv6PrefixLength), anonPerMinute);
-    v1Locals(res).anonymousDecision = decision;
     onDecision(decision.outcome, 'anonymous');
     const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'allowed') return undefined;
@@ -44,30 +44,25 @@ export function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, 
  */
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   const charge = anonymousCharge(options);
-  return async (req, res, next) => {
-    const { principal } = v1Locals(res);
-    if (!principal) {
-      // A store failure is never a 429; the limiter falls back by itself, so an exception is a bug.
-      charge(req, res).then(next, next);
-      return;
-    }
-    let decision: LimitDecision;
-    try {
-      decision = await options.limiter.consumeKey(principal);
-    } catch (error) {
-      return next(error);
-    }
+  /** The answer to the account's decision: a refusal, or undefined to go on. */
+  const decide = (req: Request, res: Response, principal: Principal, decision: LimitDecision): ApiError | undefined => {
     options.onDecision(decision.outcome, 'key');
     options.onKeyDecision?.(principal, decision);
     const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'banned') {
-      next(new ApiError('temporarily_banned', `This API key is temporarily banned for sending requests while rate limited; retry after ${retryAfter} seconds.`));
-    } else if (decision.outcome === 'limited') {
-      next(new ApiError('rate_limited', `Rate limit exceeded: the account's per-${decision.binding} limit is used up; retry after ${retryAfter} seconds.`));
-    } else {
-      // Accepted and counted: only now is a read-only key's write refused (403, with these headers).
-      next(accessRefusal(principal, req.method));
+      return new ApiError('temporarily_banned', `This API key is temporarily banned for sending requests while rate limited; retry after ${retryAfter} seconds.`);
     }
+    if (decision.outcome === 'limited') {
+      return new ApiError('rate_limited', `Rate limit exceeded: the account's per-${decision.binding} limit is used up; retry after ${retryAfter} seconds.`);
+    }
+    // Accepted and counted: only now is a read-only key's write refused (403, with these headers).
+    return accessRefusal(principal, req.method);
+  };
+  return (req, res, next) => {
+    const { principal } = v1Locals(res);
+    // A store failure is never a 429; the limiter falls back by itself, so a rejection is a bug (500).
+    if (!principal) charge(req, res).then(next, next);
+    else options.limiter.consumeKey(principal).then((decision) => next(decide(req, res, principal, decision)), next);
   };
 }
 

@@ -1,5 +1,6 @@
 import type { NextFunction, RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
+import { continueIfExpected } from '../../../shared/src/http-server';
 import { MAX_BODY_BYTES } from '../../../shared/src/json-body';
 import { v1Locals } from './locals';
 
@@ -28,6 +29,8 @@ export function readBody({ timeoutMs, maxBytes = MAX_BODY_BYTES }: ReadBodyOptio
     const chunked = req.headers['transfer-encoding'] !== undefined;
     if (!chunked && (declared === undefined || declared === '0')) return next();
     if (Number(declared) > maxBytes) return refuse(res, next, tooLarge());
+    // Key and limits have passed: a client waiting for 100 Continue may now send its body.
+    continueIfExpected(req, res);
 
     const chunks: Buffer[] = [];
     let received = 0;

@@ -75,7 +75,10 @@ function hopOf(res: ServerResponse): Hop {
 
 /** The client went away: free the upstream connection instead of waiting for an answer nobody reads. */
 function onClientClose(this: Response): void {
-  if (!this.writableFinished) hopOf(this).upstream?.destroy();
+  if (this.writableFinished) return;
+  const hop = hopOf(this);
+  clearTimeout(hop.timer);
+  hop.upstream?.destroy();
 }
 
 /** An answer that stops sending for longer than the timeout is cut (then so is the client's). */
