@@ -132,14 +132,14 @@ function fromStaticFiles(err: unknown): ApiError | undefined {
 }
 
 /**
- * Whether the request announced a body that has not arrived in full: nobody read it, and after a
- * refusal nobody will. Closing the connection with the answer is the only way not to read it
- * (a keep-alive connection must be read to its next request: a gigabyte, if that is what was announced).
+ * Closes the connection with this answer when the request announced a body that has not arrived
+ * in full: nobody read it, and after a refusal nobody will. A keep-alive connection would have to
+ * be read to its next request: a gigabyte, if that is what was announced. Call before the head is written.
  */
-function bodyUnread(req: IncomingMessage): boolean {
-  if (req.complete) return false;
+export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete) return;
   const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) res.setHeader('Connection', 'close');
 }
 
 /**
@@ -153,7 +153,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    if (bodyUnread(req)) res.setHeader('Connection', 'close');
+    closeIfBodyUnread(req, res);
     const known = err instanceof ApiError ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
     if (known) {
       sendError(res, known);

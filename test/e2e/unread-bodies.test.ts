@@ -63,6 +63,16 @@ describe('bodies of refused requests', () => {
     expect(written).toBeLessThan(64 * MIB);
   });
 
+  it('when a portal form announces a gigabyte, then it is refused with Connection: close, and the connection ends after a little of it', async () => {
+    const { socket, reply, closed } = open('POST /portal/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000000\r\n\r\n');
+    const written = await pour(socket, 256 * MIB);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    socket.destroy();
+    expect(reply()).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(reply()).toMatch(/\r\nconnection: close\r\n/i);
+    expect(written).toBeLessThan(64 * MIB);
+  });
+
   it('when a request without a key expects 100-continue, then 401 and never 100 Continue', async () => {
     const { reply, closed } = open('POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 30\r\nExpect: 100-continue\r\n\r\n');
     await closed;

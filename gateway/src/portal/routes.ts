@@ -1,5 +1,5 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { ApiError, notAllowed, serviceUnavailable } from '../../../shared/src/errors';
+import { ApiError, closeIfBodyUnread, notAllowed, serviceUnavailable } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import { sameSecret } from '../keys/api-key';
 import { StoreUnavailableError } from '../store-errors';
@@ -241,6 +241,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     if (res.headersSent) return next(error);
     const refusal = asRefusal(error);
     if (!refusal) return next(error);
+    // A form refused before it was read (too large, a limit) is never read: the connection closes.
+    closeIfBodyUnread(req, res);
     // The JSON endpoint's refusals go to the public port's one error handler, in the Error shape.
     if (isUsageApi(req)) return next(error instanceof ApiError ? error : asApiError(refusal));
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
@@ -323,8 +325,8 @@ interface Refusal {
 function asRefusal(error: unknown): Refusal | undefined {
   if (error instanceof PortalRefusal) return error;
   if (error instanceof ApiError) return { status: error.status, message: error.message, retryAfterSeconds: numberOr(error.headers['Retry-After']) };
-  if (error instanceof StoreUnavailableError) return { status: 503, message: 'The portal cannot reach its store right now; try again in a moment.', retryAfterSeconds: 1 };
-  if (error instanceof HasherBusyError) return { status: 503, message: 'The portal is very busy right now; try again in a few seconds.', retryAfterSeconds: 5 };
+  if (error instanceof StoreUnavailableError) return asRefusal(serviceUnavailable('The portal cannot reach its store right now; try again in a moment.'));
+  if (error instanceof HasherBusyError) return asRefusal(serviceUnavailable('The portal is very busy right now; try again in a few seconds.', 5));
   if (error instanceof URIError) return { status: 400, message: 'The address holds invalid percent-encoding.' };
   const type = typeof error === 'object' && error !== null && 'type' in error ? (error as { type: unknown }).type : undefined;
   switch (type) {
