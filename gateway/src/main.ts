@@ -9,6 +9,7 @@ import { createAccessLogger, createLogger, logFormatOfStdout } from '../../share
 import type { AccountService } from './admin/account-service';
 import { loadGatewayConfig, redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { createGateway } from './gateway';
+import { settleUrlParseDeprecation } from './upstream/url-parse-check';
 import { announceReady, offerMetricsToPrimary, runPrimary, scrapeThroughPrimary } from './workers';
 
 /**
@@ -22,6 +23,8 @@ function serverTimeouts(config: GatewayConfig): ServerTimeouts {
 }
 
 async function main(): Promise<void> {
+  // http-proxy-middleware calls url.parse twice per proxied request; on Node 24 each call paid for a stack trace.
+  settleUrlParseDeprecation();
   const config = loadOrExit(() => loadGatewayConfig(process.env), 'gateway');
   const logFormat = logFormatOfStdout(config.production);
   const logger = createLogger('gateway', config.logLevel, logFormat);
