@@ -26,6 +26,12 @@ export interface BenchOptions {
   outDir: string;
   /** LOG_LEVEL of the services: `info` (the default, as deployed) writes one access-log line per request. */
   logLevel: string;
+  /**
+   * A second Node executable (`BENCH_NODE`) for the processes in front of the pets-service (gateways
+   * and hops): the full and quick benches run once on the bench's own Node, then once on this one;
+   * soak and profile run on it alone.
+   */
+  benchNode?: string;
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -43,7 +49,10 @@ export const USAGE = `npm run bench [-- options]
                     meanwhile, up to N times (default 3; quick 0)
   --no-in-process   leave out the gateway without Redis
   --out DIR         where results go (default bench/results)
-  BENCH_LOG_LEVEL   the services' LOG_LEVEL (default info)`;
+  BENCH_LOG_LEVEL   the services' LOG_LEVEL (default info)
+  BENCH_NODE        a second Node executable for the gateways and hops (e.g. /work/node24/bin/node):
+                    the bench runs once on the Node in PATH, once on it, and reports both; soak and
+                    profile run the gateway on it`;
 
 /** A mistake on the command line: told without a stack trace. */
 export class UsageError extends Error {}
@@ -87,5 +96,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     soakSampleSeconds: number('sample', quick ? 0.5 : 10, 0.1),
     outDir: path.resolve(String(flags.get('out') ?? defaultOut)),
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
+    ...(env.BENCH_NODE ? { benchNode: env.BENCH_NODE } : {}),
   };
 }

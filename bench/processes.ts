@@ -8,6 +8,7 @@ export const COMPILED = {
   gateway: path.join(ROOT, 'dist/gateway/src/main.js'),
   pets: path.join(ROOT, 'dist/pets-service/src/main.js'),
   bareHop: path.join(ROOT, 'dist/bench/bare-hop.js'),
+  expressHop: path.join(ROOT, 'dist/bench/express-hop.js'),
   loadGenerator: path.join(ROOT, 'dist/bench/load-generator.js'),
 };
 
@@ -32,9 +33,9 @@ export class BenchProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** `nodeOptions` (e.g. `--cpu-prof`) are Node's own flags, given before the script. */
-  static start(name: string, script: string, env: Record<string, string>, nodeOptions: string[] = []): BenchProcess {
-    const child = spawn(process.execPath, [...nodeOptions, script], {
+  /** `nodeOptions` (e.g. `--cpu-prof`) are Node's own flags, given before the script; `node` the executable (the bench's own by default). */
+  static start(name: string, script: string, env: Record<string, string>, nodeOptions: string[] = [], node = process.execPath): BenchProcess {
+    const child = spawn(node, [...nodeOptions, script], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -52,7 +52,7 @@ export interface ProfileSummary {
  * cost. The first match wins; owners not listed are "other".
  */
 export const FEATURES: [string, RegExp][] = [
-  ['access log (pino-http, pino, redaction, serializers, sonic-boom)', /^(pino|pino-http|pino-std-serializers|sonic-boom|@pinojs\/redact|fast-redact|thread-stream|quick-format-unescaped|atomic-sleep|on-exit-leak-free|safe-stable-stringify|shared\/src\/logger)$/],
+  ['access log (pino-http, pino, redaction, serializers, sonic-boom)', /^(pino|pino-http|pino-std-serializers|sonic-boom|@pinojs\/redact|fast-redact|thread-stream|quick-format-unescaped|atomic-sleep|on-exit-leak-free|safe-stable-stringify|shared\/src\/logger|shared\/src\/access-log|shared\/src\/redact)$/],
   ['Express, its router and response helpers', /^(express|router|parseurl|finalhandler|etag|fresh|content-type|content-disposition|send|mime-types|mime-db|on-finished|type-is|media-typer|depd|qs|accepts|negotiator|range-parser|statuses|encodeurl|escape-html|vary|merge-descriptors|proxy-addr|forwarded|ipaddr\.js|path-to-regexp|setprototypeof|utils-merge|cookie|debug|ms|http-errors|is-promise|body-parser|raw-body|iconv-lite|bytes|unpipe|ee-first|safe-buffer|inherits)$/],
   ['internal token (jsonwebtoken sign / verify)', /^(jsonwebtoken|jws|jwa|ecdsa-sig-formatter|buffer-equal-constant-time|semver|lodash\.[a-z]+|shared\/src\/internal-token|gateway\/src\/pipeline\/sign-internal-token|pets-service\/src\/http\/authenticate)$/],
   ['metrics (prom-client)', /^(prom-client|bintrees|tdigest|gateway\/src\/metrics)$/],
@@ -60,6 +60,7 @@ export const FEATURES: [string, RegExp][] = [
   ['Redis client (ioredis) and the limiter', /^(ioredis|@ioredis\/commands|redis-parser|redis-errors|cluster-key-slot|denque|standard-as-callback|rate-limiter-flexible|gateway\/src\/limits\/[^/]+|gateway\/src\/pipeline\/rate-limit|gateway\/src\/store-errors|gateway\/src\/redis)$/],
   ['API key resolution', /^(gateway\/src\/keys\/[^/]+|gateway\/src\/accounts\/[^/]+|gateway\/src\/pipeline\/authenticate)$/],
   ['request id (crypto.randomUUID)', /^shared\/src\/request-id$/],
+  ['the other /v1 middleware (route table, deprecation, locals, body, public app)', /^(gateway\/src\/pipeline\/[^/]+|gateway\/src\/routes\/[^/]+|gateway\/src\/app)$/],
   ['errors (ApiError, the Error shape)', /^shared\/src\/errors$/],
   ['pets-service routes, query, cursor, validation (ajv)', /^(pets-service\/src\/http\/[^/]+|ajv|fast-uri|fast-deep-equal|json-schema-traverse|shared\/src\/validation|shared\/src\/json-body)$/],
   ['SQLite (better-sqlite3) and the repository', /^(better-sqlite3|bindings|pets-service\/src\/pets\/[^/]+|pets-service\/src\/db\/[^/]+)$/],

@@ -23,10 +23,11 @@ interface ProfileJob {
 const JOBS: ProfileJob[] = [
   { title: 'GET /v1/pets?limit=20 through the gateway (Redis)', target: 'gateway-redis', request: 'list', profiled: { 'gateway-redis': 'gateway-list', pets: 'pets-list' } },
   { title: 'refused (429) through the gateway (Redis)', target: 'gateway-redis', request: 'refused', profiled: { 'gateway-redis': 'gateway-refused' } },
-  { title: 'GET /v1/pets?limit=20 through the bare hop', target: 'hop', request: 'list', profiled: { hop: 'hop-list' } },
+  { title: 'GET /v1/pets?limit=20 through the bare node:http hop', target: 'hop', request: 'list', profiled: { hop: 'hop-list' } },
+  { title: 'GET /v1/pets?limit=20 through the bare Express+HPM hop', target: 'express-hop', request: 'list', profiled: { 'express-hop': 'express-hop-list' } },
   { title: 'GET /pets?limit=20 directly (one token for the whole run)', target: 'direct', request: 'list', profiled: { pets: 'pets-direct-list' } },
 ];
-const NAMES: Partial<Record<ProcessName, string>> = { 'gateway-redis': 'gateway', pets: 'pets-service', hop: 'bare hop' };
+const NAMES: Partial<Record<ProcessName, string>> = { 'gateway-redis': 'gateway', pets: 'pets-service', hop: 'bare node:http hop', 'express-hop': 'bare Express+HPM hop' };
 
 export async function runProfiles(options: BenchOptions): Promise<void> {
   const dir = path.join(options.outDir, 'profiles');
@@ -37,7 +38,8 @@ export async function runProfiles(options: BenchOptions): Promise<void> {
       nodeOptions[name] = ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${file}.cpuprofile`];
     }
     process.stderr.write(`profiling: ${job.title} (${options.seconds} s, ${options.connections} connections)\n`);
-    const system = await startBenchSystem({ inProcessGateway: false, hop: job.target === 'hop', seedPets: 50, logLevel: options.logLevel, nodeOptions });
+    const hops = job.target === 'hop' || job.target === 'express-hop' ? [job.target] : [];
+    const system = await startBenchSystem({ inProcessGateway: false, hops, seedPets: 50, logLevel: options.logLevel, nodeOptions, frontNode: options.benchNode });
     let window: Window;
     let requests: number;
     try {

@@ -2,11 +2,9 @@ import type { ScenarioResult } from './results';
 import type { ProcessName } from './system';
 import type { Check } from './targets';
 
-/** The process in front of the pets-service in a scenario, if any (gateway or bare hop). */
+/** The process in front of the pets-service in a scenario, if any (a gateway or a yardstick hop). */
 function frontOf(r: ScenarioResult): ProcessName | undefined {
-  if (r.target === 'hop') return 'hop';
-  if (r.target === 'gateway-redis' || r.target === 'gateway-memory') return r.target;
-  return undefined;
+  return r.target === 'direct' ? undefined : r.target;
 }
 
 const num = (value: number | undefined, digits = 0): string =>
@@ -75,12 +73,52 @@ export function markdownTable(rows: ScenarioResult[]): string {
 }
 
 export function checksText(checks: Check[]): string {
-  return align([['', 'target', 'measured', 'wanted'], ...checks.map((c) => [c.met ? 'met' : 'MISSED', c.name, String(c.value), c.target])]);
+  return align([['', 'issue', 'target', 'measured', 'wanted'], ...checks.map((c) => [c.met ? 'met' : 'MISSED', String(c.issue), c.name, String(c.value), c.target])]);
 }
 
 export function markdownChecks(checks: Check[]): string {
-  const lines = checks.map((c) => `| ${c.name} | ${c.value} | ${c.target} | ${c.met ? 'met' : '**missed**'} |`);
-  return ['| target | measured | wanted | |', '|---|---|---|---|', ...lines].join('\n');
+  const lines = checks.map((c) => `| ${c.issue} | ${c.name} | ${c.value} | ${c.target} | ${c.met ? 'met' : '**missed**'} |`);
+  return ['| issue | target | measured | wanted | |', '|---|---|---|---|---|', ...lines].join('\n');
+}
+
+/** One bench run's figures for one Node executable of the fronts (gateways and hops). */
+export interface NodeRun {
+  /** e.g. `v24.21.0`. */
+  node: string;
+  scenarios: ScenarioResult[];
+  checks: Check[];
+}
+
+const FRONTS_COMPARED = ['hop/list', 'express-hop/list', 'gateway-redis/list'];
+
+/**
+ * The fronts side by side on every Node measured (GET list): CPU per request of the process in
+ * front, req/s and p99, each also as a ratio to the bare Express + HPM hop of the same run; then
+ * every target, one column per Node.
+ */
+export function nodesText(runs: NodeRun[]): string {
+  const rows: string[][] = [['front · GET /v1/pets?limit=20', 'Node', 'CPU µs/req', '÷ Express+HPM', 'req/s', '÷ Express+HPM', 'p99 ms']];
+  for (const run of runs) {
+    const byId = (id: string) => run.scenarios.find((r) => r.id === id);
+    const yardstick = byId('express-hop/list');
+    for (const id of FRONTS_COMPARED) {
+      const r = byId(id);
+      if (!r) continue;
+      const cpu = r.cpuMicrosPerRequest[frontOf(r)!];
+      const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined ? num(a / b, 2) : '–');
+      rows.push([r.label.replace(/ · .*/, ''), run.node, num(cpu), ratio(cpu, yardstick?.cpuMicrosPerRequest['express-hop']), num(r.requestsPerSecond), ratio(r.requestsPerSecond, yardstick?.requestsPerSecond), num(r.latencyMs.p99, 2)]);
+    }
+  }
+  const names = [...new Set(runs.flatMap((run) => run.checks.map((c) => c.name)))];
+  const targets = [
+    ['', 'issue', 'target', 'wanted', ...runs.map((run) => run.node)],
+    ...names.map((name) => {
+      const checks = runs.map((run) => run.checks.find((c) => c.name === name));
+      const first = checks.find(Boolean)!;
+      return [checks.every((c) => c?.met) ? 'met' : 'MISSED', String(first.issue), name, first.target, ...checks.map((c) => (c ? `${c.value} ${c.met ? 'met' : 'MISSED'}` : '–'))];
+    }),
+  ];
+  return `${align(rows)}\n\n${align(targets)}`;
 }
 
 function align(rows: string[][]): string {

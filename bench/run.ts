@@ -1,13 +1,16 @@
 /**
  * `npm run bench`: what the gateway costs per request, side by side with what the pets-service
- * costs alone and what a bare `node:http` hop costs, on this machine, in one run.
+ * costs alone, what a bare `node:http` hop costs and what a bare Express + http-proxy-middleware hop
+ * costs, on this machine, in one run (and, with `BENCH_NODE`, in a second run with the gateways and
+ * hops on another Node).
  *
  * Real processes from the compiled build (pets-service, gateway in Redis mode and in-process mode,
- * the bare hop of `bare-hop.ts`, a redis-server of the bench's own) and a load generator in a process
- * of its own. Scenarios run interleaved (rounds of each in turn) so that drift and other work on the
+ * the hops of `bare-hop.ts` and `express-hop.ts`, a redis-server of the bench's own) and a load
+ * generator in a process of its own. Scenarios run interleaved (rounds of each in turn) so that drift and other work on the
  * machine affect all of them alike. Each process's CPU is read from /proc, Redis's work from
  * INFO commandstats. See `--help` (options.ts) for the modes and docs/performance.md for the method.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +20,7 @@ import { machineInfo, writeResults, type MachineInfo } from './output';
 import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
 import { runProfiles } from './profile';
 import { idempotencyCost, idempotencyCostText, type IdempotencyCost } from './idempotency';
-import { checksText, table } from './report';
+import { checksText, nodesText, table } from './report';
 import { aggregate, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
@@ -32,12 +35,21 @@ export interface HalfRate {
   addedP99Ms: number;
 }
 
+/** The Node executable the gateways and hops ran on. */
+export interface FrontNode {
+  path: string;
+  /** e.g. `v24.21.0`. */
+  version: string;
+}
+
 export interface BenchReport {
   kind: 'bench';
   mode: 'full' | 'quick';
   startedAt: string;
   finishedAt: string;
+  /** `node` is the bench's own Node (load generator, pets-service); the fronts ran on `frontNode`. */
   machine: MachineInfo;
+  frontNode: FrontNode;
   settings: Pick<BenchOptions, 'rounds' | 'repeats' | 'seconds' | 'warmupSeconds' | 'connections' | 'inProcessGateway' | 'logLevel'>;
   scenarios: ScenarioResult[];
   halfRate: HalfRate;
@@ -52,13 +64,13 @@ export interface BenchReport {
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
-async function runBench(options: BenchOptions): Promise<BenchReport> {
+async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const targets: TargetName[] = ['direct', 'hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : [])];
+  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : [])];
   const scenarios = scenariosFor(targets);
-  progress(`bench (${options.mode}): ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
-  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, hop: true, seedPets: 50, logLevel: options.logLevel });
+  progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
+  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
   try {
     const load = { connections: options.connections, seconds: options.seconds };
     if (options.warmupSeconds > 0) {
@@ -79,14 +91,15 @@ async function runBench(options: BenchOptions): Promise<BenchReport> {
 
     // Latency at half the gateway's maximum rate: the same open-loop rate on each target.
     const rate = Math.max(1, Math.round(byId('gateway-redis/list').requestsPerSecond / 2));
-    const halfRateScenarios = (['direct', 'hop', 'gateway-redis'] as const).map((t) => scenario(t, 'list'));
+    const halfRateScenarios = (['direct', 'hop', 'express-hop', 'gateway-redis'] as const).map((t) => scenario(t, 'list'));
     progress(`half rate: ${rate} req/s`);
     const half = await interleave(system, halfRateScenarios, options, (s) => orderFor(system, s, { ...load, overallRate: rate, recordLatencies: true }));
     const halfResults = halfRateScenarios.map((s) => ({
       ...aggregate(s, system.targets[s.target]!.processes, half.get(s.id)!),
       label: `${TARGET_LABELS[s.target]} · GET list at ${rate}/s`,
     }));
-    const addedP99Ms = round(halfResults[2]!.latencyMs.p99 - halfResults[0]!.latencyMs.p99, 3);
+    const halfP99 = (target: TargetName) => halfResults.find((r) => r.target === target)!.latencyMs.p99;
+    const addedP99Ms = round(halfP99('gateway-redis') - halfP99('direct'), 3);
 
     const ratios = ratiosOf(byId, options.inProcessGateway);
     const checks = checksOf(ratios, addedP99Ms);
@@ -98,6 +111,7 @@ async function runBench(options: BenchOptions): Promise<BenchReport> {
       startedAt,
       finishedAt: new Date().toISOString(),
       machine: { ...machine, loadAverageAfter: os.loadavg().map((n) => round(n, 2)) },
+      frontNode,
       settings: {
         rounds: options.rounds,
         repeats: options.repeats,
@@ -164,7 +178,7 @@ function warningsOf(results: ScenarioResult[]): string[] {
 function print(report: BenchReport): void {
   const lines = [
     '',
-    `Animal Store bench (${report.mode}) ${report.startedAt}  ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}`,
+    `Animal Store bench (${report.mode}) ${report.startedAt}  ${report.machine.cpus} × ${report.machine.cpuModel}, gateways and hops on Node ${report.frontNode.version}, pets-service and load on Node ${report.machine.node}`,
     `${report.settings.rounds} rounds × ${report.settings.seconds} s per scenario, ${report.settings.connections} connections, interleaved; LOG_LEVEL=${report.settings.logLevel}`,
     '',
     table(report.scenarios),
@@ -176,7 +190,7 @@ function print(report: BenchReport): void {
     'What an Idempotency-Key costs a create (with the header − without):',
     idempotencyCostText(report.idempotency),
     '',
-    report.mode === 'full' ? 'Targets:' : 'Targets (quick mode: reported, not checked):',
+    `${report.mode === 'full' ? 'Targets' : 'Targets (quick mode: reported, not checked)'}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks),
     ...(report.warnings.length > 0 ? ['', 'Warnings:', ...report.warnings.map((w) => `  ${w}`)] : []),
     '',
@@ -198,19 +212,39 @@ async function main(): Promise<void> {
     await runProfiles(options);
     return;
   }
-  const report = await runBench(options);
-  const file = writeResults(options.outDir, 'bench', 'latest.json', report);
-  writeFileSync(path.join(options.outDir, 'latest.svg'), benchChart(report));
-  print(report);
-  process.stdout.write(`results: ${file}\n`);
-  if (report.mode === 'quick') {
+  // The bench's own Node first (its results are `latest.json`), then BENCH_NODE's (`latest-node24.json`, …).
+  const fronts = [{ path: process.execPath, version: process.version }, ...(options.benchNode ? [frontNodeAt(options.benchNode)] : [])];
+  const reports: BenchReport[] = [];
+  for (const [i, front] of fronts.entries()) {
+    const report = await runBench(options, front);
+    const suffix = i === 0 ? '' : `-node${front.version.replace(/^v(\d+).*/, '$1')}`;
+    const file = writeResults(options.outDir, `bench${suffix}`, `latest${suffix}.json`, report);
+    writeFileSync(path.join(options.outDir, `latest${suffix}.svg`), benchChart(report));
+    print(report);
+    process.stdout.write(`results: ${file}\n`);
+    reports.push(report);
+  }
+  if (reports.length > 1) {
+    process.stdout.write(`\nBoth Nodes (ratios are within each run; absolute figures drift between runs):\n${nodesText(reports.map((r) => ({ node: r.frontNode.version, scenarios: r.scenarios, checks: r.checks })))}\n`);
+  }
+  const missed = reports.flatMap((r) => r.missed.map((m) => `Node ${r.frontNode.version}: ${m}`));
+  if (options.mode === 'quick') {
     // Quick mode proves the bench works; answers other than the expected ones mean it does not.
-    const broken = report.missed.filter((m) => m.includes('unexpected answers'));
+    const broken = missed.filter((m) => m.includes('unexpected answers'));
     if (broken.length > 0) process.stdout.write(`\n${broken.join('\n')}\n`);
     process.exitCode = broken.length > 0 ? 1 : 0;
   } else {
-    if (report.missed.length > 0) process.stdout.write(`MISSED:\n${report.missed.map((m) => `  ${m}`).join('\n')}\n`);
-    process.exitCode = report.missed.length > 0 ? 1 : 0;
+    if (missed.length > 0) process.stdout.write(`MISSED:\n${missed.map((m) => `  ${m}`).join('\n')}\n`);
+    process.exitCode = missed.length > 0 ? 1 : 0;
+  }
+}
+
+/** The version of the Node at `file`, asked of it: a path that is not a Node fails here, before any process starts. */
+function frontNodeAt(file: string): FrontNode {
+  try {
+    return { path: file, version: execFileSync(file, ['--version'], { encoding: 'utf8' }).trim() };
+  } catch (error) {
+    throw new UsageError(`BENCH_NODE=${file} is not a Node executable: ${(error as Error).message}`);
   }
 }
 

@@ -27,6 +27,7 @@ const EXPECTED: Record<RequestKind, number> = { list: 200, create: 201, refused:
 const KINDS_OF: Record<TargetName, RequestKind[]> = {
   direct: ['list', 'create'],
   hop: ['list', 'create'],
+  'express-hop': ['list', 'create'],
   'gateway-redis': ['list', 'create', 'refused', 'anonymous'],
   'gateway-memory': ['list', 'create', 'refused', 'anonymous'],
 };

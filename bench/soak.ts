@@ -41,7 +41,7 @@ const SETUP_CONCURRENCY = 8;
 export async function runSoak(options: BenchOptions): Promise<boolean> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const system = await startBenchSystem({ inProcessGateway: false, hop: false, seedPets: 50, logLevel: options.logLevel });
+  const system = await startBenchSystem({ inProcessGateway: false, hops: [], seedPets: 50, logLevel: options.logLevel, frontNode: options.benchNode });
   try {
     const gateway = system.targets['gateway-redis']!;
     process.stderr.write(`soak: creating ${options.soakKeys} accounts with a key each\n`);

@@ -9,13 +9,16 @@ import { LoadGenerator } from './load-protocol';
 import { BenchProcess, COMPILED } from './processes';
 
 /** Where a scenario sends its requests. */
-export type TargetName = 'direct' | 'hop' | 'gateway-redis' | 'gateway-memory';
+export type TargetName = 'direct' | HopName | 'gateway-redis' | 'gateway-memory';
+/** The yardsticks: a bare `node:http` hop (`bare-hop.ts`) and a bare Express + http-proxy-middleware hop (`express-hop.ts`). */
+export type HopName = 'hop' | 'express-hop';
 /** Every process whose CPU and memory the bench reads. */
-export type ProcessName = 'pets' | 'hop' | 'gateway-redis' | 'gateway-memory' | 'redis' | 'load';
+export type ProcessName = 'pets' | HopName | 'gateway-redis' | 'gateway-memory' | 'redis' | 'load';
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   direct: 'direct',
-  hop: 'bare hop',
+  hop: 'bare node:http hop',
+  'express-hop': 'bare Express+HPM hop',
   'gateway-redis': 'gateway (Redis)',
   'gateway-memory': 'gateway (in-process)',
 };
@@ -46,8 +49,10 @@ export interface BenchSystem {
 export interface SystemOptions {
   /** Also start a gateway without REDIS_URL. */
   inProcessGateway: boolean;
-  /** Start the bare hop. */
-  hop: boolean;
+  /** The yardstick hops to start. */
+  hops: HopName[];
+  /** The Node executable of the processes in front of the pets-service (gateways, hops); the bench's own by default. */
+  frontNode?: string;
   /** Pets created before measuring, so the list is a full page with a next link. */
   seedPets: number;
   /** Extra NODE_OPTIONS per process (profiling). */
@@ -87,8 +92,8 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
     await redis.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const launch = (name: ProcessName, script: string, env: Record<string, string>) => {
-    const child = BenchProcess.start(name, script, env, options.nodeOptions?.[name]);
+  const launch = (name: ProcessName, script: string, env: Record<string, string>, node?: string) => {
+    const child = BenchProcess.start(name, script, env, options.nodeOptions?.[name], node);
     started.push(child);
     return child;
   };
@@ -112,12 +117,13 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
     };
     const pids: Partial<Record<ProcessName, number>> = { pets: pets.pid, redis: redis.pid };
 
-    if (options.hop) {
+    for (const name of options.hops) {
       const port = await freePort();
-      const hop = launch('hop', COMPILED.bareHop, { BARE_HOP_PORT: String(port), PETS_URL: petsBase, INTERNAL_JWT_SECRET: TEST_SECRET });
-      await hop.ready(`http://127.0.0.1:${port}/healthz`);
-      targets.hop = { name: 'hop', petsUrl: `http://127.0.0.1:${port}/v1/pets`, processes: ['hop', 'pets'] };
-      pids.hop = hop.pid;
+      const script = name === 'hop' ? COMPILED.bareHop : COMPILED.expressHop;
+      const hop = launch(name, script, { BARE_HOP_PORT: String(port), PETS_URL: petsBase, INTERNAL_JWT_SECRET: TEST_SECRET }, options.frontNode);
+      await hop.ready(`http://127.0.0.1:${port}/v1/healthz`);
+      targets[name] = { name, petsUrl: `http://127.0.0.1:${port}/v1/pets`, processes: [name, 'pets'] };
+      pids[name] = hop.pid;
     }
 
     const gateways: [ProcessName & TargetName, Record<string, string>][] = [['gateway-redis', { REDIS_URL: redis.url }]];
@@ -126,7 +132,7 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
       const [port, adminPort] = [await freePort(), await freePort()];
       const url = `http://127.0.0.1:${port}`;
       const adminUrl = `http://127.0.0.1:${adminPort}`;
-      const gateway = launch(name, COMPILED.gateway, { ...gatewayEnv(petsBase, options.logLevel), PORT: String(port), ADMIN_PORT: String(adminPort), ...extra });
+      const gateway = launch(name, COMPILED.gateway, { ...gatewayEnv(petsBase, options.logLevel), PORT: String(port), ADMIN_PORT: String(adminPort), ...extra }, options.frontNode);
       // Redis mode must really be on Redis, not degraded to in-process counting.
       await gateway.ready(`${url}/readyz`, async (response) => ((await response.json()) as { status?: string }).status === 'ready');
       await gateway.ready(`${adminUrl}/admin/plans`);

@@ -11,6 +11,7 @@ import { STARTER_PLAN } from './accounts/types';
 import { loadGatewayConfig, redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { loadOperatorMiddleware } from './extensions/load-middleware';
 import { createGateway } from './gateway';
+import { settleUrlParseDeprecation } from './upstream/url-parse-check';
 import { announceReady, offerMetricsToPrimary, runPrimary, scrapeThroughPrimary } from './workers';
 
 /**
@@ -24,6 +25,8 @@ function serverTimeouts(config: GatewayConfig): ServerTimeouts {
 }
 
 async function main(): Promise<void> {
+  // http-proxy-middleware calls url.parse twice per proxied request; on Node 24 each call paid for a stack trace.
+  settleUrlParseDeprecation();
   const config = loadOrExit(() => loadGatewayConfig(process.env), 'gateway');
   // Loaded by every process, the primary of several workers too: a module that cannot load stops
   // the start-up at once, naming it, instead of failing in each worker.

@@ -37,7 +37,7 @@ interface ScenarioResult {
   otherCores: number;
 }
 
-const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'gateway-redis': 'gateway-redis' };
+const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'gateway-redis': 'gateway-redis' };
 
 function expectSaneScenario(r: ScenarioResult, expectedStatus: string): void {
   const context = `${r.id}: ${JSON.stringify(r)}`;
@@ -68,15 +68,18 @@ describe('npm run bench -- --quick', () => {
   });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it('when the quick bench runs, then it exits 0 and reports every figure of every scenario, the ratios, the targets and a chart', async () => {
-    const { stdout } = await run(process.execPath, [BENCH, '--quick', '--out', out], { cwd: ROOT, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 });
+  it('when the quick bench runs with a second Node for the fronts, then it exits 0 and reports every figure of every scenario, the ratios, the targets and a chart, for each Node', async () => {
+    // BENCH_NODE is this same Node here (the test must not depend on a second one being installed):
+    // what is checked is that the bench runs twice and reports both runs side by side.
+    const env = { ...process.env, BENCH_NODE: process.execPath };
+    const { stdout } = await run(process.execPath, [BENCH, '--quick', '--out', out], { cwd: ROOT, env, timeout: 330_000, maxBuffer: 16 * 1024 * 1024 });
     const report = JSON.parse(readFileSync(path.join(out, 'latest.json'), 'utf8')) as {
       kind: string;
       mode: string;
       scenarios: ScenarioResult[];
       halfRate: { rate: number; scenarios: ScenarioResult[]; addedP99Ms: number };
       ratios: Record<string, number>;
-      checks: { name: string; value: number; target: string; met: boolean }[];
+      checks: { issue: number; name: string; value: number; target: string; met: boolean }[];
       machine: { cpus: number };
     };
     expect({ kind: report.kind, mode: report.mode }).toEqual({ kind: 'bench', mode: 'quick' });
@@ -87,6 +90,8 @@ describe('npm run bench -- --quick', () => {
       'direct/create': '201',
       'hop/list': '200',
       'hop/create': '201',
+      'express-hop/list': '200',
+      'express-hop/create': '201',
       'gateway-redis/list': '200',
       'gateway-redis/create': '201',
       'gateway-redis/refused': '429',
@@ -110,14 +115,23 @@ describe('npm run bench -- --quick', () => {
     expect(list.redisRoundTrips?.sentPerRequest.evalsha).toBeGreaterThan(0);
 
     expect(report.halfRate.rate).toBeGreaterThan(0);
-    expect(report.halfRate.scenarios.map((r) => r.id)).toEqual(['direct/list', 'hop/list', 'gateway-redis/list']);
+    expect(report.halfRate.scenarios.map((r) => r.id)).toEqual(['direct/list', 'hop/list', 'express-hop/list', 'gateway-redis/list']);
     for (const r of report.halfRate.scenarios) expectSaneScenario(r, '200');
     expect(Number.isFinite(report.halfRate.addedP99Ms)).toBe(true);
 
-    for (const name of ['gatewayCpuOverHop', 'gatewayThroughputOverHop', 'gatewayThroughputOverDirect', 'refusedOverServed', 'petsCpuPerListViaGateway', 'petsCpuPerListDirect']) {
+    for (const name of ['gatewayCpuOverExpressHop', 'gatewayThroughputOverExpressHop', 'expressHopCpuOverHop', 'gatewayCpuOverHop', 'gatewayThroughputOverHop', 'gatewayThroughputOverDirect', 'refusedOverServed', 'petsCpuPerListViaGateway', 'petsCpuPerListDirect']) {
       expect({ name, value: report.ratios[name]! > 0 && Number.isFinite(report.ratios[name]) }).toEqual({ name, value: true });
     }
-    expect(report.checks.length).toBeGreaterThanOrEqual(8);
+    // Issue 15's targets, against the owner's stack with no feature of ours, then issue 9's.
+    expect(report.checks.filter((c) => c.issue === 15).map((c) => c.name)).toEqual([
+      'gateway CPU per request ÷ bare Express+HPM hop',
+      'gateway throughput ÷ bare Express+HPM hop',
+      '429 throughput ÷ served throughput',
+      'Redis commands per refused request',
+      'Redis round trips per accepted GET',
+      'Redis round trips per accepted POST',
+    ]);
+    expect(report.checks.length).toBeGreaterThanOrEqual(10);
     for (const check of report.checks) {
       expect(Number.isFinite(check.value)).toBe(true);
       expect(typeof check.met).toBe('boolean');
@@ -130,11 +144,24 @@ describe('npm run bench -- --quick', () => {
 
     expect(stdout).toContain('req/s');
     expect(stdout).toContain('added p99 over direct');
-    expect(stdout).toContain('gateway CPU per request ÷ bare hop');
+    expect(stdout).toMatch(/(met|MISSED) +15 +gateway CPU per request ÷ bare Express\+HPM hop +[\d.]+ +≤ 1\.25\n/);
+    expect(stdout).toMatch(/(met|MISSED) +15 +gateway throughput ÷ bare Express\+HPM hop +[\d.]+ +≥ 0\.9\n/);
+    expect(stdout).toContain('gateway CPU per request ÷ bare node:http hop');
+    expect(svg).toContain('bare Express+HPM hop · GET /v1/pets?limit=20');
     // What the Idempotency-Key costs a create, on the pets-service alone and through the gateway.
     expect(stdout).toMatch(/What an Idempotency-Key costs a create[^\n]*\n {2}direct: pets CPU \d+ → \d+ µs/);
     expect(stdout).toMatch(/\n {2}gateway-redis: gateway CPU \d+ → \d+ µs \([+-]?\d+\), pets CPU/);
-  }, 180_000);
+
+    // The second run: its own results file, and both runs side by side at the end.
+    const major = process.version.replace(/^v(\d+).*/, '$1');
+    const second = JSON.parse(readFileSync(path.join(out, `latest-node${major}.json`), 'utf8')) as typeof report & { frontNode: { path: string; version: string } };
+    expect(second.frontNode).toEqual({ path: process.execPath, version: process.version });
+    expect(second.scenarios.map((r) => r.id)).toEqual(Object.keys(expected));
+    for (const r of second.scenarios) expectSaneScenario(r, expected[r.id]!);
+    const both = stdout.slice(stdout.indexOf('Both Nodes'));
+    expect(both).toMatch(new RegExp(`bare Express\\+HPM hop +${process.version} +[\\d,]+ +1\\.00 `));
+    expect(both).toMatch(new RegExp(`gateway CPU per request ÷ bare Express\\+HPM hop +≤ 1\\.25 +[\\d.]+ (met|MISSED) +[\\d.]+ (met|MISSED)\\n`));
+  }, 340_000);
 
   it('when the quick soak runs, then it samples the gateway RSS over time and reports its growth', async () => {
     await run(process.execPath, [BENCH, '--quick', '--soak', '3', '--out', out], { cwd: ROOT, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 });

@@ -104,6 +104,8 @@ describe('API keys', () => {
 
   it("when a CRC-32 is computed (zlib's, the checksum's), then it matches the standard check value", () => {
     expect(crc32('123456789')).toBe(0xcbf43926);
+    // Of the UTF-8 bytes (C3 A9 for 'é'), as the table loop it replaced computed it.
+    expect(crc32('é')).toBe(0x0e048d3e);
   });
 
   it('when a key is hashed, then the result is its SHA-256 in lower-case hex', () => {

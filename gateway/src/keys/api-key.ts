@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { headerCount } from '../../../shared/src/raw-headers';
 import { API_ENVIRONMENTS, DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/src/settings';
@@ -89,9 +89,13 @@ export function parseApiKey(candidate: unknown): ParsedApiKey {
   return { ok: true, key: candidate, environment };
 }
 
-/** SHA-256 of the key, lower-case hex: the only form a key is stored in. */
+/**
+ * SHA-256 of the key, lower-case hex: the only form a key is stored in. Every request with a key
+ * hashes it (the key caches are keyed by the hash): the one-shot `crypto.hash` (Node ≥ 20.12)
+ * makes no Hash object and costs a fifth to a quarter of `createHash().update().digest()`.
+ */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** Constant-time equality of two hex SHA-256 digests (false for anything of another length). */

@@ -1,4 +1,4 @@
-import { banThreshold, bindingWindow, nextUtcMidnightMs, refusingWindow, utcDay } from './windows';
+import { banThreshold, bindingWindow, nextUtcMidnightMs, refusingWindow, utcDate, utcDay } from './windows';
 import type { WindowState } from './types';
 
 const w = (name: 'minute' | 'day', remaining: number, resetAtMs: number): WindowState => ({ name, limit: 10, remaining, resetAtMs, windowSeconds: name === 'minute' ? 60 : 86_400 });
@@ -8,6 +8,11 @@ describe('windows', () => {
     const justBefore = Date.UTC(2031, 5, 30, 23, 59, 59, 999);
     expect(nextUtcMidnightMs(justBefore)).toBe(Date.UTC(2031, 6, 1));
     expect(utcDay(justBefore + 1)).toBe(utcDay(justBefore) + 1);
+  });
+
+  it('when the day turns over (and back, for a past day), then its date is that of the day asked, not of the one asked before', () => {
+    const day = utcDay(Date.UTC(2031, 11, 31, 12));
+    expect([utcDate(day), utcDate(day), utcDate(day + 1), utcDate(day - 365), utcDate(day)]).toEqual(['2031-12-31', '2031-12-31', '2032-01-01', '2030-12-31', '2031-12-31']);
   });
 
   it('when it is exactly midnight UTC, then a new day has started', () => {

@@ -8,9 +8,16 @@ export function utcDay(nowMs: number): number {
   return Math.floor(nowMs / DAY_MS);
 }
 
-/** `YYYY-MM-DD` of a UTC day number. */
+let lastDate = { day: Number.NaN, text: '' };
+
+/**
+ * `YYYY-MM-DD` of a UTC day number. Asked for today on every refused request with a key (the
+ * usage board's refusal count): the last answer is kept, since formatting a Date costs microseconds
+ * and the day changes once a day.
+ */
 export function utcDate(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  if (day !== lastDate.day) lastDate = { day, text: new Date(day * DAY_MS).toISOString().slice(0, 10) };
+  return lastDate.text;
 }
 
 /** The last `days` UTC day numbers ending with today's, oldest first. */
