@@ -60,7 +60,7 @@ export class KeyService {
         throw new ApiError('invalid_parameter', `Account ${account.id} already has ${active} active keys, the most an account may hold: revoke one it no longer uses first.`);
       }
       checkCreatedPerDay(account.id, keys, now, this.deps.keyLimits);
-      const { key, record } = this.newKey(account.id, settings);
+      const { key, record } = this.newKey(account.id, settings, now);
       await this.deps.store.addKey(record);
       await this.deps.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
       return this.created(key, record);
@@ -84,7 +84,7 @@ export class KeyService {
     return this.oneAtATime(old.accountId, async () => {
       const now = this.deps.now();
       checkCreatedPerDay(old.accountId, await this.deps.store.listKeys(old.accountId), now, this.deps.keyLimits);
-      const { key, record } = this.newKey(old.accountId, { ...(old.name === undefined ? {} : { name: old.name }), access: old.access ?? DEFAULT_KEY_ACCESS });
+      const { key, record } = this.newKey(old.accountId, { ...(old.name === undefined ? {} : { name: old.name }), access: old.access ?? DEFAULT_KEY_ACCESS }, now);
       const expiresAt = new Date(now + grace * 1000).toISOString();
       const rolled = await this.deps.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString() });
       if (rolled.outcome !== 'rolled') throw notRollable(keyId, rolled);
@@ -166,10 +166,14 @@ export class KeyService {
     });
   }
 
-  /** A new key of this environment and its record, made now. */
-  private newKey(accountId: string, settings: Pick<ApiKeyRecord, 'name' | 'access' | 'expiresAt'>): { key: string; record: ApiKeyRecord } {
+  /**
+   * A new key of this environment and its record, made at `now`: the caller's one reading of the
+   * clock, so that a roll's grace period ends exactly `gracePeriodSeconds` after the new key's
+   * `createdAt` (two readings were a millisecond apart now and then).
+   */
+  private newKey(accountId: string, settings: Pick<ApiKeyRecord, 'name' | 'access' | 'expiresAt'>, now: number): { key: string; record: ApiKeyRecord } {
     const key = generateApiKey(this.deps.environment);
-    return { key, record: { id: newKeyId(), accountId, hash: hashApiKey(key), createdAt: this.isoNow(), revokedAt: null, masked: maskApiKey(key), ...settings } };
+    return { key, record: { id: newKeyId(), accountId, hash: hashApiKey(key), createdAt: new Date(now).toISOString(), revokedAt: null, masked: maskApiKey(key), ...settings } };
   }
 
   private created(key: string, record: ApiKeyRecord): CreatedKey {
