@@ -70,7 +70,8 @@ describe('Redis outage (real processes, real Redis stopped and restarted)', () =
 
     let phase = 'before';
     const traffic = steadyTraffic(gateway.url, steadyAccount.key, () => phase);
-    await sleep(300);
+    // Enough answers before the outage, however long a loaded machine takes to give them.
+    await waitFor(async () => traffic.samples.length > 5, 10_000, 'six answers before the outage');
 
     // Redis goes away.
     phase = 'down';
