@@ -19,10 +19,14 @@ export function useRedisLimiters(ban: BanPolicy) {
     },
     /** A connection of its own to the server, closed after the file (e.g. for a limiter class used directly). */
     connection: () => redis.connection(),
-    /** A limiter with a connection of its own, as another gateway replica would have. */
+    /**
+     * A limiter with a connection of its own, as another gateway replica would have. These tests
+     * count: a generous command timeout keeps a starved machine from falling back to in-process
+     * counting (the 250 ms default and the fallback are tested where Redis fails).
+     */
     async replica(policy: BanPolicy = ban): Promise<Limiter> {
       const connection = await redis.connection();
-      return redis.closeAfter(createLimiter({ redis: connection, logger, ban: policy }));
+      return redis.closeAfter(createLimiter({ redis: connection, logger, ban: policy, commandTimeoutMs: 2_000 }));
     },
   };
 }
