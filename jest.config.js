@@ -41,6 +41,8 @@ module.exports = {
       globalSetup: '<rootDir>/test/helpers/global-setup.js',
     },
   ],
+  // The longest files first (test/helpers/sequencer.js): a clean clone has no timing cache.
+  testSequencer: '<rootDir>/test/helpers/sequencer.js',
   maxWorkers: 2,
   testTimeout: 30000,
 };
