@@ -3,7 +3,7 @@ import { signInternalToken } from '../../shared/src/internal-token';
 import type { Pet } from '../../shared/src/pets';
 import { startPetsReplicas, type PetsReplicas } from '../helpers/pets-replicas';
 import { createTestDatabase, describeIfPostgres, type TestDatabase } from '../helpers/postgres';
-import { sleep } from '../helpers/ports';
+import { sleep, waitFor } from '../helpers/ports';
 import { TEST_SECRET, createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
 import { call, statusCounts, type Reply } from '../helpers/traffic';
 
@@ -131,9 +131,12 @@ describeIfPostgres()('two pets-service replicas on one PostgreSQL database', () 
           while (!stop) replies.push(await call(`${gateway.url}/v1/pets?limit=5`, { key }));
         }),
       );
-      await sleep(300);
+      // Phases last until they have enough answers (a loaded machine gives fewer in a fixed time).
+      await waitFor(() => replies.length >= 25, 10_000, '25 answers before the kill');
       await pair.replicas[1]!.process.stop('SIGKILL');
+      const atKill = replies.length;
       await sleep(700);
+      await waitFor(() => replies.length >= atKill + 26, 10_000, '26 answers after the kill');
       stop = true;
       await load;
       expect(statusCounts(replies)).toEqual({ 200: replies.length });

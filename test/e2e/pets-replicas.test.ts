@@ -65,9 +65,12 @@ describe('several pets-service replicas behind one gateway (PETS_URL list)', () 
         while (!stop) replies.push(await call(`${gateway.url}/v1/pets?limit=5`, { key }));
       }),
     );
-    await sleep(300);
+    // Phases last until they have enough answers (a loaded machine gives fewer in a fixed time).
+    await waitFor(() => replies.length >= 25, 10_000, '25 answers before the kill');
     await second.process.stop('SIGKILL');
+    const atKill = replies.length;
     await sleep(700);
+    await waitFor(() => replies.length >= atKill + 26, 10_000, '26 answers after the kill');
     stop = true;
     await load;
     expect(statusCounts(replies)).toEqual({ 200: replies.length });
