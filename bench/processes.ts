@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { COMPILED_SERVICES, ROOT } from '../tools/compiled';
 
-/** The repository root (this file runs from `dist/bench/`). */
-export const ROOT = path.resolve(__dirname, '..', '..');
+export { ROOT };
 
 export const COMPILED = {
-  gateway: path.join(ROOT, 'dist/gateway/src/main.js'),
-  pets: path.join(ROOT, 'dist/pets-service/src/main.js'),
+  ...COMPILED_SERVICES,
   bareHop: path.join(ROOT, 'dist/bench/bare-hop.js'),
   expressHop: path.join(ROOT, 'dist/bench/express-hop.js'),
   loadGenerator: path.join(ROOT, 'dist/bench/load-generator.js'),

@@ -10,44 +10,28 @@ function frontOf(r: ScenarioResult): ProcessName | undefined {
 const num = (value: number | undefined, digits = 0): string =>
   value === undefined || !Number.isFinite(value) ? '–' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+/** One scenario's figures, formatted once for both tables ('–' where a process is not in the scenario). */
+function figuresOf(r: ScenarioResult, digits: number) {
+  const front = frontOf(r);
+  const redis = r.target === 'gateway-redis';
+  return {
+    label: r.label,
+    requestsPerSecond: num(r.requestsPerSecond),
+    latency: [num(r.latencyMs.p50, 2), num(r.latencyMs.p99, 2), num(r.latencyMs.p999, 2)],
+    cpu: { front: front ? num(r.cpuMicrosPerRequest[front]) : '–', pets: num(r.cpuMicrosPerRequest.pets), redis: redis ? num(r.cpuMicrosPerRequest.redis) : '–', load: num(r.cpuMicrosPerRequest.load) },
+    redisSent: r.redisRoundTrips ? num(r.redisRoundTrips.sentTotalPerRequest, digits) : '–',
+    redisRun: redis ? num(r.redisCommandsPerRequest.total, digits) : '–',
+    rss: { front: front ? num(r.peakRssMiB[front]) : '–', pets: num(r.peakRssMiB.pets), redis: redis ? num(r.peakRssMiB.redis) : '–' },
+    redis,
+  };
+}
+
 /** A plain-text table, one row per scenario (columns as in the README). */
 export function table(rows: ScenarioResult[]): string {
-  const header = [
-    'scenario',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'p99.9 ms',
-    'CPU µs/req: front',
-    'pets',
-    'redis',
-    'load gen',
-    'Redis sent/req',
-    'run/req',
-    'peak RSS MiB: front',
-    'pets',
-    'redis',
-    'unexpected',
-  ];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'CPU µs/req: front', 'pets', 'redis', 'load gen', 'Redis sent/req', 'run/req', 'peak RSS MiB: front', 'pets', 'redis', 'unexpected'];
   const lines = rows.map((r) => {
-    const front = frontOf(r);
-    return [
-      r.label,
-      num(r.requestsPerSecond),
-      num(r.latencyMs.p50, 2),
-      num(r.latencyMs.p99, 2),
-      num(r.latencyMs.p999, 2),
-      front ? num(r.cpuMicrosPerRequest[front], 0) : '–',
-      num(r.cpuMicrosPerRequest.pets, 0),
-      r.target === 'gateway-redis' ? num(r.cpuMicrosPerRequest.redis, 0) : '–',
-      num(r.cpuMicrosPerRequest.load, 0),
-      r.redisRoundTrips ? num(r.redisRoundTrips.sentTotalPerRequest, 3) : '–',
-      r.target === 'gateway-redis' ? num(r.redisCommandsPerRequest.total, 3) : '–',
-      front ? num(r.peakRssMiB[front], 0) : '–',
-      num(r.peakRssMiB.pets, 0),
-      r.target === 'gateway-redis' ? num(r.peakRssMiB.redis, 0) : '–',
-      String(r.unexpected),
-    ];
+    const f = figuresOf(r, 3);
+    return [f.label, f.requestsPerSecond, ...f.latency, f.cpu.front, f.cpu.pets, f.cpu.redis, f.cpu.load, f.redisSent, f.redisRun, f.rss.front, f.rss.pets, f.rss.redis, String(r.unexpected)];
   });
   return align([header, ...lines]);
 }
@@ -56,17 +40,14 @@ export function table(rows: ScenarioResult[]): string {
 export function markdownTable(rows: ScenarioResult[]): string {
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'CPU µs/req (front · pets · redis)', 'Redis sent · run per req', 'peak RSS MiB (front · pets)'];
   const lines = rows.map((r) => {
-    const front = frontOf(r);
-    const cpu = [front ? num(r.cpuMicrosPerRequest[front]) : '–', num(r.cpuMicrosPerRequest.pets), r.target === 'gateway-redis' ? num(r.cpuMicrosPerRequest.redis) : '–'].join(' · ');
+    const f = figuresOf(r, 2);
     return [
-      r.label,
-      num(r.requestsPerSecond),
-      num(r.latencyMs.p50, 2),
-      num(r.latencyMs.p99, 2),
-      num(r.latencyMs.p999, 2),
-      cpu,
-      r.target === 'gateway-redis' ? `${r.redisRoundTrips ? num(r.redisRoundTrips.sentTotalPerRequest, 2) : '–'} · ${num(r.redisCommandsPerRequest.total, 2)}` : '–',
-      `${front ? num(r.peakRssMiB[front]) : '–'} · ${num(r.peakRssMiB.pets)}`,
+      f.label,
+      f.requestsPerSecond,
+      ...f.latency,
+      [f.cpu.front, f.cpu.pets, f.cpu.redis].join(' · '),
+      f.redis ? `${f.redisSent} · ${f.redisRun}` : '–',
+      `${f.rss.front} · ${f.rss.pets}`,
     ];
   });
   return [header, header.map(() => '---'), ...lines].map((cells) => `| ${cells.join(' | ')} |`).join('\n');

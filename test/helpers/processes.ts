@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
+import { COMPILED_SERVICES, ROOT } from '../../tools/compiled';
 import { freePort, sleep } from './ports';
 
-export const ROOT = path.resolve(__dirname, '..', '..');
+export { ROOT };
 
 export const COMPILED = {
-  gateway: path.join(ROOT, 'dist/gateway/src/main.js'),
-  pets: path.join(ROOT, 'dist/pets-service/src/main.js'),
+  ...COMPILED_SERVICES,
   start: path.join(ROOT, 'dist/scripts/start.js'),
   adminCli: path.join(ROOT, 'dist/gateway/src/cli/admin.js'),
 };
