@@ -50,7 +50,9 @@ describe('the Docker image, built from exactly what the Dockerfile copies', () =
 
   it('when the image holds the build, then neither tests, the bench nor its tools are in it', () => {
     const dist = path.join(image.imageDir, 'dist');
-    expect(readdirSync(dist).sort()).toEqual(['gateway', 'pets-service', 'scripts', 'shared']);
+    expect(readdirSync(dist).sort()).toEqual(['client', 'gateway', 'pets-service', 'scripts', 'shared']);
+    // Of the client library, only the Link header parser the CLI and the console share with it.
+    expect(filesUnder(path.join(dist, 'client')).map((file) => path.relative(dist, file))).toEqual(['client/src/link-header.js', 'client/src/link-header.js.map']);
     expect(filesUnder(dist).filter((file) => /\.test\.js$|[/\\]test[/\\]/.test(file))).toEqual([]);
   });
 

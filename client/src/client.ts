@@ -1,6 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { RETRIED_STATUSES, retryDelayMs } from './backoff';
 import { AnimalStoreError, retryAfterSeconds } from './errors';
+import { nextLinkTarget } from './link-header';
 import type { paths } from './generated/openapi';
 import { RateLimitPacer, rateLimitOf, type RateLimit } from './rate-limit';
 import type { NewPet, Pet, PetStatus } from './types';
@@ -176,13 +177,8 @@ function wait(ms: number, deadlineMs: number, signal: AbortSignal, instead: unkn
 
 /** The `cursor` of a `Link: <…?cursor=…>; rel="next"` header (absolute or relative), if any. */
 function nextCursorOf(link: string | null): string | undefined {
-  if (!link) return undefined;
-  for (const part of link.split(/,(?=\s*<)/)) {
-    const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
-    if (!match || !/(?:^|;)\s*rel="?next"?\s*(?:;|$)/i.test(match[2]!)) continue;
-    return new URL(match[1]!, 'http://relative.invalid').searchParams.get('cursor') ?? undefined;
-  }
-  return undefined;
+  const target = nextLinkTarget(link);
+  return target === undefined ? undefined : (new URL(target, 'http://relative.invalid').searchParams.get('cursor') ?? undefined);
 }
 
 function warnGetPetOnce(): void {

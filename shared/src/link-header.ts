@@ -1,15 +1,5 @@
 /**
- * The target of a `Link: <…>; rel="next"` header (RFC 8288), as every reader of the admin API and
- * the public API pages with it: the CLI, the ops console (served this very function: see
- * `gateway/src/admin/console.ts`, so it must stay self-contained plain JavaScript once its types are
- * stripped) and the client library's tests. Several links may be given, comma-separated; `rel` may
- * name several relations. Undefined when there is no next page.
+ * Link header paging for the gateway's own readers (the CLI, the ops console): the client library's
+ * parser, stated there once (the client is built and published from its own `src/` alone).
  */
-export function nextLinkTarget(header: string | null | undefined): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(/,(?=\s*<)/)) {
-    const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
-    if (match && /(?:^|;)\s*rel\s*=\s*(?:"[^"]*\bnext\b[^"]*"|next)\s*(?:;|$)/i.test(match[2]!)) return match[1];
-  }
-  return undefined;
-}
+export { nextLinkTarget } from '../../client/src/link-header';
