@@ -147,8 +147,9 @@ export type ChangeEvent =
   | { type: 'reset' };
 
 /**
- * The one store of accounts, keys and plans. Two implementations pass the same suite:
- * Redis (shared by all replicas) and in-process (the embedded default).
+ * The one store of accounts, keys and plans. Two implementations pass the same suite
+ * (`gateway/test/account-store.contract.ts`): Redis (shared by all replicas) and in-process (the
+ * embedded default).
  */
 export interface AccountStore {
   createAccount(account: Account): Promise<void>;
@@ -168,7 +169,9 @@ export interface AccountStore {
   /**
    * Marks the key revoked; false when there is no such key. The first revocation wins: revoking a
    * revoked key keeps its time (and still announces it, which is harmless). Each store does it in
-   * one atomic step, so two revocations racing on different replicas cannot both set the time.
+   * one atomic step, so two revocations racing on different replicas cannot both set the time: the
+   * check lives where the write does (Redis's script, the in-process store's synchronous method) and
+   * the store contract tests it once for all (`gateway/test/account-store-contract/revocation.ts`).
    */
   revokeKey(id: string, at: string): Promise<boolean>;
   /**
