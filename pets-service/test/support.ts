@@ -132,14 +132,14 @@ export async function startTestService({ engine = 'sqlite', publicBaseUrl, postg
   };
 }
 
-interface SideConnection {
+export interface SideConnection {
   repository: PetRepository;
   countPets(): Promise<number>;
   close(): Promise<void>;
 }
 
 /** A second connection to the service's store (straight, not through a proxy): what another process sharing it would do. */
-function openSideConnection(database: DatabaseSettings): SideConnection {
+export function openSideConnection(database: DatabaseSettings): SideConnection {
   if (database.engine === 'sqlite') {
     const db = openDatabase(database.file);
     return {
