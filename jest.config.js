@@ -4,10 +4,11 @@
  * - unit: the *.test.ts beside the sources; no process, no Redis, no database server.
  * - service: a service in this process (gateway/test, pets-service/test) against a real
  *   redis-server or PostgreSQL.
- * - e2e: test/, the compiled services (or a browser) as real processes; the only tier that needs `dist/`, built
- *   by its global set-up, and the one that type-checks the whole project (test/typecheck.test.ts).
+ * - e2e: test/, the compiled services, the admin CLI or a browser as real processes; the only tier that needs
+ *   `dist/`, built by its global set-up, and the one that type-checks the whole project (test/typecheck.test.ts).
  * The tiers are told apart by where a file is (testMatch), never by ignore patterns, which a
- * command line's --testPathIgnorePatterns replaces.
+ * command line's --testPathIgnorePatterns replaces, nor by lists of files: a test that runs another
+ * process lives in test/ (its helpers in test/helpers/), whatever it tests.
  */
 const shared = {
   testEnvironment: 'node',
@@ -17,9 +18,6 @@ const shared = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
-
-// Tests beside a service's in-process tests that run another process (the compiled CLI, Chromium): e2e.
-const processTestsOutsideTest = ['gateway/test/admin-cli.test.ts', 'gateway/test/ops-console.test.ts'];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -32,12 +30,12 @@ module.exports = {
     {
       ...shared,
       displayName: 'service',
-      testMatch: ['<rootDir>/{gateway,pets-service}/test/**/*.test.ts', ...processTestsOutsideTest.map((file) => `!**/${file}`)],
+      testMatch: ['<rootDir>/{gateway,pets-service}/test/**/*.test.ts'],
     },
     {
       ...shared,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.test.ts', ...processTestsOutsideTest.map((file) => `<rootDir>/${file}`)],
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.js',
     },
   ],

@@ -9,7 +9,6 @@ const Sequencer = require('@jest/test-sequencer').default;
 const SLOWEST_FIRST = [
   'test/e2e/client/rate-limit.test.ts',
   'test/e2e/bench-quick.test.ts',
-  'gateway/test/admin-cli.test.ts',
   'test/e2e/portal-browser.test.ts',
   'gateway/test/account-store-cluster.test.ts',
   'test/e2e/key-lookup-flood.test.ts',

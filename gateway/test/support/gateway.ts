@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createLogger } from '../../../shared/src/logger';
 import { loadGatewayConfig } from '../../src/config';
-import { createGateway, type Gateway } from '../../src/gateway';
+import { createGateway, type Gateway, type GatewayDeps } from '../../src/gateway';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 const logger = createLogger('gateway-test', 'silent');
@@ -10,8 +10,9 @@ const logger = createLogger('gateway-test', 'silent');
  * A whole gateway in process (`createGateway`, the in-process store and limiter unless REDIS_URL
  * is given), configured from `env` as main.ts would be. TRUST_PROXY=loopback lets a test be any
  * client address through X-Forwarded-For. Nothing listens on PETS_URL: tests stay in front of the proxy.
+ * `deps`: what main.ts would not give, e.g. the portal's tuning (cheaper hashes, shorter sessions).
  */
-export async function startGateway(env: Record<string, string> = {}): Promise<Gateway> {
+export async function startGateway(env: Record<string, string> = {}, deps: Omit<GatewayDeps, 'logger'> = {}): Promise<Gateway> {
   const config = loadGatewayConfig({
     INTERNAL_JWT_SECRET: 'test-internal-secret-0123456789abcdef',
     ADMIN_TOKEN,
@@ -19,7 +20,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ga
     PETS_URL: 'http://127.0.0.1:9',
     ...env,
   });
-  return createGateway(config, { logger });
+  return createGateway(config, { logger, ...deps });
 }
 
 /** A Free account and one key of it, through the gateway's own account service. */
