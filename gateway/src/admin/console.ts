@@ -6,8 +6,8 @@ import { nextLinkTarget } from '../../../shared/src/link-header';
 import { PLAN_NAMES } from '../accounts/types';
 
 /**
- * The ops console (`GET /console`): a static page, one vanilla JS module and one style sheet, served
- * as they are from `gateway/src/admin/assets/` (no build step: ADR 0005, ADR 0011), and the one
+ * The ops console (`GET /console`): a static page, a few vanilla JS modules and one style sheet,
+ * served as they are from `gateway/src/admin/assets/` (no build step: ADR 0005, ADR 0011), and the one
  * piece of the gateway's own code the page runs too: `link-header.js`, the Link parsing of
  * `shared/src/link-header.ts` (the CLI's), served as the module its compiled function is. Mounted on the admin app
  * only, so it is never reachable on the public port. The page needs no token to load; it asks for
@@ -37,9 +37,28 @@ const SHARED_MODULES: Record<string, string> = {
   '/console/link-header.js': `export ${nextLinkTarget.toString()}\n`,
 };
 
+/**
+ * The page's modules: `console.js`, the one the page loads, imports the others by relative URL
+ * (`./admin-api.js` is `/console/admin-api.js`). Listed, not globbed: nothing else in the folder is
+ * ever served.
+ */
+const MODULES = [
+  'console.js',
+  'admin-api.js',
+  'dom.js',
+  'format.js',
+  'sign-in.js',
+  'router.js',
+  'accounts-view.js',
+  'account-view.js',
+  'account-keys.js',
+  'usage-view.js',
+  'audit-view.js',
+];
+
 const FILES: Record<string, { file: string; type: string; fill?: (text: string) => string }> = {
   '/console': { file: 'index.html', type: 'text/html; charset=utf-8', fill: (text) => text.replaceAll(PLAN_OPTIONS_MARKER, planOptions) },
-  '/console/console.js': { file: 'console.js', type: JAVASCRIPT },
+  ...Object.fromEntries(MODULES.map((file) => [`/console/${file}`, { file, type: JAVASCRIPT }])),
   '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
   '/console/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };

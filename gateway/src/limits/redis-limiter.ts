@@ -4,7 +4,8 @@ import { AnonymousLimiter } from './anonymous';
 import { BoundedMap } from './bounded-map';
 import type { PrimaryParts } from './failover-limiter';
 import { StoreUnavailableError, withDeadline } from '../store-errors';
-import { BAN_LUA, CONSUME_LUA, USAGE_LUA, parseConsumeReply, parseUsageReply, type ConsumeReply } from './script';
+import { RedisKeyNames } from './redis-key-names';
+import { defineScripts, parseConsumeReply, parseUsageReply, type ConsumeReply, type ScriptClient } from './script';
 import { storeLayout, type StoreLayout } from './store-parts';
 import {
   HISTORY_DAYS_KEPT,
@@ -48,23 +49,13 @@ interface KeyLocal {
   windows: WindowState[];
 }
 
-type Args = (string | number)[];
-type ScriptClient = RedisClient & {
-  rlGatewayConsume(...args: Args): Promise<unknown>;
-  rlGatewayUsage(...args: Args): Promise<unknown>;
-  rlGatewayBan(...args: Args): Promise<unknown>;
-};
-
 export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
 
 /**
  * The Redis-backed limiter: one EVALSHA per counted request, none while the account is known to
  * be refused. Every store failure surfaces as an exception, never as a decision; the failover
- * limiter decides what to do with it.
- *
- * Every key of an account carries the account id as its hash tag (`rl:{acct_…}:minute`), the key's
- * ban and rejection counter included, so on a Redis Cluster everything one script call touches is
- * in one slot, and accounts spread over the masters. Anonymous per-IP counters are one key per call.
+ * limiter decides what to do with it. Its keys are named by `RedisKeyNames`: an account's all in
+ * one cluster slot.
  */
 export class RedisLimiter implements Limiter {
   readonly mode: string;
@@ -73,7 +64,7 @@ export class RedisLimiter implements Limiter {
   readonly parts: PrimaryParts;
   private readonly client: ScriptClient;
   private readonly layout: StoreLayout;
-  private readonly prefix: string;
+  private readonly names: RedisKeyNames;
   private readonly timeoutMs: number;
   private readonly blocked: BoundedMap<string, AccountBlock>;
   private readonly keys: BoundedMap<string, KeyLocal>;
@@ -83,14 +74,14 @@ export class RedisLimiter implements Limiter {
   constructor(options: RedisLimiterOptions) {
     this.client = defineScripts(options.redis);
     this.ban = options.ban;
-    this.prefix = options.keyPrefix ?? 'rl';
+    this.names = new RedisKeyNames(options.keyPrefix ?? 'rl');
     this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.layout = storeLayout(options.redis, this.timeoutMs);
     this.mode = this.layout.kind;
     this.parts = {
-      ofAccount: (accountId) => this.layout.partOf(this.minuteKey(accountId)),
+      ofAccount: (accountId) => this.layout.partOf(this.names.minute(accountId)),
       // rate-limiter-flexible's key for this client (its prefix, a colon, the key it is given).
-      ofAnonymous: (ip) => this.layout.partOf(`${this.anonymousPrefix()}:${ip}`),
+      ofAnonymous: (ip) => this.layout.partOf(`${this.names.anonymousPrefix}:${ip}`),
       degradedMode: (unavailable) => this.layout.degradedMode(unavailable),
     };
     const cacheSize = options.localCacheMaxEntries ?? 10_000;
@@ -101,7 +92,7 @@ export class RedisLimiter implements Limiter {
       // refuses it locally until its window resets (rate-limiter-flexible's in-memory block), so an
       // address over its limit costs no Redis command, like an account over its quota.
       (points) =>
-        new RateLimiterRedis({ storeClient: options.redis, keyPrefix: this.anonymousPrefix(), points, duration: 60, rejectIfRedisNotReady: true, inMemoryBlockOnConsumed: points }),
+        new RateLimiterRedis({ storeClient: options.redis, keyPrefix: this.names.anonymousPrefix, points, duration: 60, rejectIfRedisNotReady: true, inMemoryBlockOnConsumed: points }),
       (work) => this.call(work, 'anonymous limit'),
     );
   }
@@ -115,10 +106,10 @@ export class RedisLimiter implements Limiter {
     const raw = await this.call(
       () =>
         this.client.rlGatewayConsume(
-          this.minuteKey(accountId),
-          ...this.dayKeysAround(accountId, day),
-          this.banKey({ accountId, keyId }),
-          this.rejectionsKey({ accountId, keyId }),
+          this.names.minute(accountId),
+          ...this.names.daysAround(accountId, day),
+          this.names.ban({ accountId, keyId }),
+          this.names.rejections({ accountId, keyId }),
           day,
           quotas.perMinute,
           quotas.perDay,
@@ -137,7 +128,7 @@ export class RedisLimiter implements Limiter {
 
   async usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]> {
     const day = this.gatewayDay();
-    const raw = await this.call(() => this.client.rlGatewayUsage(this.minuteKey(accountId), ...this.dayKeysAround(accountId, day), day), 'rate limit usage');
+    const raw = await this.call(() => this.client.rlGatewayUsage(this.names.minute(accountId), ...this.names.daysAround(accountId, day), day), 'rate limit usage');
     const at = now ?? Date.now();
     const reply = parseUsageReply(raw);
     return accountWindows(quotas, { minuteCount: reply.minute, minuteResetAtMs: at + reply.minuteTtlMs, dayCount: reply.day, dayResetAtMs: dayEndMs(at, reply.dayTtlMs) });
@@ -147,18 +138,18 @@ export class RedisLimiter implements Limiter {
   async history(accountId: string, days: number, now?: number): Promise<DailyCount[]> {
     const wanted = lastUtcDays(now ?? Date.now(), Math.max(0, Math.min(days, HISTORY_DAYS_KEPT)));
     if (wanted.length === 0) return [];
-    const counts = await this.call(() => this.client.mget(wanted.map((day) => this.dayKey(accountId, day))), 'rate limit history');
+    const counts = await this.call(() => this.client.mget(wanted.map((day) => this.names.day(accountId, day))), 'rate limit history');
     return wanted.map((day, i) => ({ day: utcDate(day), accepted: Number(counts[i] ?? 0) || 0 }));
   }
 
   async liftBan(key: KeyRef): Promise<void> {
     this.keys.delete(key.keyId);
-    await this.call(() => this.client.del(this.banKey(key), this.rejectionsKey(key)), 'lift ban');
+    await this.call(() => this.client.del(this.names.ban(key), this.names.rejections(key)), 'lift ban');
   }
 
   /** Asks Redis (every replica's bans are there), anchored on our clock like the request path's answers. */
   async bannedUntil(key: KeyRef, now?: number): Promise<number | null> {
-    const ttlMs = await this.call(() => this.client.pttl(this.banKey(key)), 'ban status');
+    const ttlMs = await this.call(() => this.client.pttl(this.names.ban(key)), 'ban status');
     return ttlMs > 0 ? (now ?? Date.now()) + ttlMs : null;
   }
 
@@ -203,7 +194,7 @@ export class RedisLimiter implements Limiter {
     // Set before the await so concurrent rejections of the same key do not each send the ban.
     this.keys.set(key.keyId, { rejections: 0, rejectionsResetAtMs: 0, bannedUntilMs, windows });
     try {
-      await this.call(() => this.client.rlGatewayBan(this.banKey(key), this.rejectionsKey(key), banMs), 'ban');
+      await this.call(() => this.client.rlGatewayBan(this.names.ban(key), this.names.rejections(key), banMs), 'ban');
     } catch (err) {
       this.keys.delete(key.keyId);
       throw err;
@@ -246,39 +237,9 @@ export class RedisLimiter implements Limiter {
     return withDeadline(work(), this.timeoutMs, what);
   }
 
-  /** `{accountId}`: the hash tag that puts all of an account's keys in one cluster slot. */
-  private accountTag(accountId: string): string {
-    return `${this.prefix}:{${accountId}}`;
-  }
-
-  private minuteKey(accountId: string): string {
-    return `${this.accountTag(accountId)}:minute`;
-  }
-
-  /** The account's counter of UTC day `day` (days since the epoch). */
-  private dayKey(accountId: string, day: number): string {
-    return `${this.accountTag(accountId)}:day:${day}`;
-  }
-
   /** The gateway's UTC day number, by its own clock: the script picks among the day before, this one and the next by Redis TIME. */
   private gatewayDay(): number {
     return utcDay(Date.now());
-  }
-
-  private dayKeysAround(accountId: string, day: number): [string, string, string] {
-    return [this.dayKey(accountId, day - 1), this.dayKey(accountId, day), this.dayKey(accountId, day + 1)];
-  }
-
-  private banKey({ accountId, keyId }: KeyRef): string {
-    return `${this.accountTag(accountId)}:key:${keyId}:ban`;
-  }
-
-  private rejectionsKey({ accountId, keyId }: KeyRef): string {
-    return `${this.accountTag(accountId)}:key:${keyId}:rejections`;
-  }
-
-  private anonymousPrefix(): string {
-    return `${this.prefix}:anon`;
   }
 }
 
@@ -290,12 +251,4 @@ export class RedisLimiter implements Limiter {
  */
 function dayEndMs(now: number, dayTtlMs: number): number {
   return Math.round((now + dayTtlMs) / 1000) * 1000;
-}
-
-/** Registered on the client (idempotent), so calls go out as EVALSHA and ioredis reloads them after a Redis restart. */
-function defineScripts(redis: RedisClient): ScriptClient {
-  redis.defineCommand('rlGatewayConsume', { numberOfKeys: 6, lua: CONSUME_LUA });
-  redis.defineCommand('rlGatewayUsage', { numberOfKeys: 4, lua: USAGE_LUA });
-  redis.defineCommand('rlGatewayBan', { numberOfKeys: 2, lua: BAN_LUA });
-  return redis as ScriptClient;
 }

@@ -1,3 +1,4 @@
+import type { RedisClient } from '../redis';
 import { HISTORY_DAYS_KEPT } from './types';
 
 /**
@@ -99,6 +100,23 @@ redis.call('SET', KEYS[1], 1, 'PX', tonumber(ARGV[1]))
 redis.call('DEL', KEYS[2])
 return 1
 `;
+
+type Args = (string | number)[];
+
+/** A Redis client with the scripts registered on it, as commands. */
+export type ScriptClient = RedisClient & {
+  rlGatewayConsume(...args: Args): Promise<unknown>;
+  rlGatewayUsage(...args: Args): Promise<unknown>;
+  rlGatewayBan(...args: Args): Promise<unknown>;
+};
+
+/** Registered on the client (idempotent), so calls go out as EVALSHA and ioredis reloads them after a Redis restart. */
+export function defineScripts(redis: RedisClient): ScriptClient {
+  redis.defineCommand('rlGatewayConsume', { numberOfKeys: 6, lua: CONSUME_LUA });
+  redis.defineCommand('rlGatewayUsage', { numberOfKeys: 4, lua: USAGE_LUA });
+  redis.defineCommand('rlGatewayBan', { numberOfKeys: 2, lua: BAN_LUA });
+  return redis as ScriptClient;
+}
 
 /** The commands the scripts issue themselves (they show up in INFO commandstats too). */
 export const SCRIPT_INNER_COMMANDS = ['time', 'get', 'pttl', 'set', 'incr', 'pexpire', 'del'] as const;

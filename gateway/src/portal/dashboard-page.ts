@@ -5,7 +5,8 @@ import type { DailyCount } from '../limits/types';
 import { formatCount, usageChart } from '../usage/usage-chart';
 import { html, type Html } from './html';
 import { alert, formatInstant, layout, type PageContext } from './pages';
-import { hasExpired, type Dashboard, type KeyView } from './portal-service';
+import { hasExpired, type KeyView } from './portal-keys';
+import type { Dashboard } from './portal-service';
 
 /** The dashboard: usage now and over 30 days, the keys, the plan and what is above it. */
 

@@ -1,5 +1,5 @@
 import { DeviceCookies } from './device-cookies';
-import { LOG_IN_SLOWDOWN, slowdownFor } from './portal-service';
+import { LOG_IN_SLOWDOWN, slowdownFor } from './sign-in';
 
 describe('DeviceCookies', () => {
   const devices = new DeviceCookies('test-internal-secret-0123456789abcdef');

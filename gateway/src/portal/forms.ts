@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { NewKeyInput } from '../admin/schemas';
 import { GRACE_UNITS } from './key-pages';
-import { PortalRefusal } from './portal-service';
+import { PortalRefusal } from './portal-refusal';
 
 /** The portal's form fields, read as the account service takes them; what the service checks is left to it. */
 

@@ -8,10 +8,11 @@ import { AttemptLimits, type AttemptPolicies } from './attempt-limits';
 import { DeviceCookies } from './device-cookies';
 import { MemoryPortalStore } from './memory-store';
 import { PasswordHasher, type ScryptCost } from './passwords';
-import { PortalService, type LogInSlowdown } from './portal-service';
+import { PortalService } from './portal-service';
 import { DEFAULT_PORTAL_REDIS_PREFIX, RedisPortalStore, portalRedisKeys } from './redis-store';
 import { createPortalRouter } from './routes';
 import { Sessions, type SessionPolicy } from './sessions';
+import type { LogInSlowdown } from './sign-in';
 import type { PortalStore } from './store';
 
 /** Numbers a test may shorten or cheapen; production uses the defaults written beside each. */

@@ -1,7 +1,7 @@
 import { DEFAULT_GRACE_PERIOD_SECONDS } from '../admin/input-limits';
 import { html, type Html } from './html';
 import { formatInstant, layout, type PageContext } from './pages';
-import { hasExpired, type KeyView } from './portal-service';
+import { hasExpired, type KeyView } from './portal-keys';
 
 /** The pages that ask before a change to one of the account's own keys: roll and revoke. */
 

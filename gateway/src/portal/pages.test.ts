@@ -1,7 +1,8 @@
 import type { AccountDetails } from '../admin/account-views';
 import { dashboardPage } from './dashboard-page';
 import { formatInstant, type PageContext } from './pages';
-import type { Dashboard, KeyView } from './portal-service';
+import type { KeyView } from './portal-keys';
+import type { Dashboard } from './portal-service';
 
 const context: PageContext = { environment: 'staging', assetVersion: 'abc123', signedIn: { csrfToken: 'csrf-token', email: 'ann@example.com' } };
 

@@ -1,7 +1,7 @@
 import { ApiError, serviceUnavailable } from '../../../shared/src/errors';
 import { StoreUnavailableError } from '../store-errors';
 import { HasherBusyError } from './passwords';
-import { PortalRefusal } from './portal-service';
+import { PortalRefusal } from './portal-refusal';
 
 /** What the portal can tell a person (or its page's script) about an error, and in which words. */
 

@@ -10,8 +10,10 @@ import { revokePage, rollPage } from './key-pages';
 import { field, gracePeriodOf, newKeyForm } from './forms';
 import { asApiError, asRefusal, titleFor } from './refusals';
 import { logInPage, messagePage, signUpPage, type PageContext } from './pages';
-import { PortalRefusal, type Credentials, type PortalService, type StartedSession } from './portal-service';
+import { PortalRefusal } from './portal-refusal';
+import type { PortalService } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
+import type { Credentials, StartedSession } from './sign-in';
 import { securityHeaders, sentFromPortal } from './web-security';
 
 export interface PortalRouterDeps {

@@ -1,0 +1,68 @@
+// One account: its facts, usage now, the 30-day chart, the plan form, its keys and its audit entries.
+
+import { showKeys } from './account-keys.js';
+import { api, historyChart } from './admin-api.js';
+import { auditRow } from './audit-view.js';
+import { $, el, show, status } from './dom.js';
+import { formatNumber, formatTime, planLabel } from './format.js';
+
+let currentAccount = null;
+
+export async function showAccount(id) {
+  show('account-view', 'accounts');
+  $('new-key').hidden = true;
+  $('plan-error').textContent = '';
+  $('key-error').textContent = '';
+  const [account, keys, audit, chart] = await Promise.all([
+    api('GET', `/admin/accounts/${encodeURIComponent(id)}`),
+    api('GET', `/admin/accounts/${encodeURIComponent(id)}/keys`),
+    api('GET', `/admin/audit?account=${encodeURIComponent(id)}&limit=50`),
+    historyChart(id),
+  ]);
+  currentAccount = account.data;
+  renderAccount(account.data);
+  $('history-chart').replaceChildren(chart);
+  showKeys(account.data.id, keys.data, () => showAccount(currentAccount.id));
+  $('account-audit-table').tBodies[0].replaceChildren(...audit.data.map(auditRow));
+}
+
+function renderAccount(account) {
+  $('account-title').textContent = account.name;
+  const facts = [
+    ['Id', account.id],
+    ['Email', account.email ?? '—'],
+    ['Plan', planLabel(account.plan)],
+    ['Per minute', `${formatNumber(account.perMinute)}${account.overrides.perMinute === null ? ' (plan)' : ' (override)'}`],
+    ['Per day', `${formatNumber(account.perDay)}${account.overrides.perDay === null ? ' (plan)' : ' (override)'}`],
+    ['Created', formatTime(account.createdAt)],
+  ];
+  $('account-facts').replaceChildren(...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+
+  const usage = account.usage;
+  const windowFacts = usage
+    ? [
+        ['This minute', `${formatNumber(usage.minute.used)} of ${formatNumber(usage.minute.limit)} (resets ${formatTime(usage.minute.resetAt)})`],
+        ['Today (UTC)', `${formatNumber(usage.day.used)} of ${formatNumber(usage.day.limit)} (resets ${formatTime(usage.day.resetAt)})`],
+      ]
+    : [['Usage', 'no quotas: nothing is limited']];
+  $('account-usage').replaceChildren(...windowFacts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+
+  $('plan-select').value = account.plan;
+  $('per-minute').value = account.overrides.perMinute ?? '';
+  $('per-day').value = account.overrides.perDay ?? '';
+}
+
+export async function savePlan(event) {
+  event.preventDefault();
+  if (!currentAccount) return;
+  const override = (input) => (input.value.trim() === '' ? null : Number(input.value));
+  const patch = { plan: $('plan-select').value, perMinute: override($('per-minute')), perDay: override($('per-day')) };
+  try {
+    await api('PATCH', `/admin/accounts/${encodeURIComponent(currentAccount.id)}`, patch);
+    $('plan-error').textContent = '';
+    await showAccount(currentAccount.id);
+    status('Plan and quotas saved.');
+  } catch (error) {
+    $('plan-error').textContent = error.message;
+  }
+}
