@@ -1,7 +1,9 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { nextLinkTarget } from '../../shared/src/link-header';
 import { PLAN_NAMES } from '../src/accounts/types';
-import { CONSOLE_CSP } from '../src/admin/console';
+import { CONSOLE_CSP, CONSOLE_MODULES } from '../src/admin/console';
 import type { Gateway } from '../src/gateway';
 import { ADMIN_TOKEN, startGateway } from './support/gateway';
 
@@ -33,9 +35,14 @@ describe('ops console over HTTP', () => {
     expect(page.text).not.toMatch(/<script>|<script type="module">|\son[a-z]+=|style=/);
     // Both plan menus (the filter and the account's form) list every plan, from the one list.
     for (const plan of PLAN_NAMES) expect(page.text.split(`<option value="${plan}">`)).toHaveLength(3);
-    const script = await request(gateway.adminApp).get('/console/console.js');
-    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(script.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+    // Every module in the assets folder is served (none forgotten), and none writes HTML.
+    const assets = readdirSync(path.join(__dirname, '../src/admin/assets')).filter((file) => file.endsWith('.js'));
+    expect([...CONSOLE_MODULES].sort()).toEqual(assets.sort());
+    for (const module of CONSOLE_MODULES) {
+      const script = await request(gateway.adminApp).get(`/console/${module}`);
+      expect({ module, status: script.status, type: script.headers['content-type'] }).toEqual({ module, status: 200, type: 'text/javascript; charset=utf-8' });
+      expect(script.text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
+    }
     expect((await request(gateway.adminApp).get('/console/console.css')).headers['content-type']).toBe('text/css; charset=utf-8');
     expect((await request(gateway.adminApp).post('/console')).status).toBe(405);
     expect((await request(gateway.adminApp).get('/console/other.js')).status).toBe(404);

@@ -42,7 +42,7 @@ const SHARED_MODULES: Record<string, string> = {
  * (`./admin-api.js` is `/console/admin-api.js`). Listed, not globbed: nothing else in the folder is
  * ever served.
  */
-const MODULES = [
+export const CONSOLE_MODULES = [
   'console.js',
   'admin-api.js',
   'dom.js',
@@ -58,7 +58,7 @@ const MODULES = [
 
 const FILES: Record<string, { file: string; type: string; fill?: (text: string) => string }> = {
   '/console': { file: 'index.html', type: 'text/html; charset=utf-8', fill: (text) => text.replaceAll(PLAN_OPTIONS_MARKER, planOptions) },
-  ...Object.fromEntries(MODULES.map((file) => [`/console/${file}`, { file, type: JAVASCRIPT }])),
+  ...Object.fromEntries(CONSOLE_MODULES.map((file) => [`/console/${file}`, { file, type: JAVASCRIPT }])),
   '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
   '/console/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
