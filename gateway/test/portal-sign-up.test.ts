@@ -108,6 +108,14 @@ describe('sign-up', () => {
     expect(response.text).toContain('invisible formatting character');
   });
 
+  it('when someone signs up with a taken email spelled with a Cyrillic look-alike letter, then it is refused, not a second account that prints like the first', async () => {
+    const g = await gatewayWith({}, CHEAP_HASHES);
+    expect((await visitor(g).signUp('victim@example.com')).status).toBe(303);
+    const response = await visitor(g).signUp('v\u0456ctim@example.com');
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('mixes letters of different alphabets (Latin and Cyrillic)');
+  });
+
   it('when an email has an internationalised domain, then the account keeps it in its ASCII (punycode) form', async () => {
     const browser = visitor();
     expect((await browser.signUp('Ann@B\u00fccher.example')).status).toBe(303);

@@ -32,10 +32,25 @@ describe('emails', () => {
     ['with a byte-order mark inside', 'vic\ufefftim@example.com', 'invisible formatting character'],
     ['with a domain IDNA refuses', 'ann@exa%mple.com', 'not a valid domain name'],
     ['262 characters long', `${'a'.repeat(250)}@example.com`, 'longer than 254'],
+    ['Latin with a Cyrillic look-alike', 'v\u0456ctim@example.com', 'mixes letters of different alphabets (Latin and Cyrillic)'],
+    ['Latin with a Greek look-alike', 'r\u03bfot@example.com', 'mixes letters of different alphabets (Latin and Greek)'],
   ])('when the email is %s, then it is refused saying so', (_label, raw, message) => {
     const checked = checkEmail(raw);
     expect(checked.ok).toBe(false);
     if (!checked.ok) expect(checked.message).toContain(message);
+  });
+
+  it.each([
+    ['one word in Cyrillic', '\u0438\u0432\u0430\u043d@example.com'],
+    ['one word in Greek with digits and a dot', '\u03bd\u03af\u03ba\u03b7.2024@example.com'],
+    ['Latin beside letters that pass for none of it', 'li.\u674e@example.com'],
+    ['Latin letters with an accent', 'ren\u00e9e@example.com'],
+  ])('when the part before @ is %s, then it is accepted: only look-alike alphabets may not mix', (_label, raw) => {
+    expect(checkEmail(raw)).toEqual({ ok: true, value: raw });
+  });
+
+  it('when an address mixing look-alike alphabets logs in, then it is looked up (an account may predate the rule), only sign-up refuses it', () => {
+    expect(logInEmails('V\u0456ctim@example.com')).toEqual({ ok: true, value: ['v\u0456ctim@example.com'] });
   });
 
   it('when an account was made before emails were normalised this way, then log-in also looks it up in the form it was stored in', () => {

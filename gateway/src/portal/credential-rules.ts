@@ -20,6 +20,12 @@ const EMAIL_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 // hyphen… Invisible in every listing, so `ann\u200b@example.com` would print as `ann@example.com`.
 const FORMAT_CHARACTER = /\p{Cf}/u;
 const ONLY_BLANK = /^[\s\p{Z}\p{Cc}\p{Cf}]*$/u;
+/**
+ * The alphabets whose letters pass for one another (UTS #39's confusables are mostly between
+ * these): a Cyrillic `і` or a Greek `ο` inside Latin letters prints as the Latin address. Each
+ * letter of another script (CJK, Arabic…) cannot pass for a Latin one, so those may mix.
+ */
+const LOOK_ALIKE_SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Cherokee'].map((script) => ({ script, letter: new RegExp(`\\p{Script=${script}}`, 'u') }));
 
 /**
  * The one form an email is kept and looked up in, so that addresses that print alike are one
@@ -27,9 +33,9 @@ const ONLY_BLANK = /^[\s\p{Z}\p{Cc}\p{Cf}]*$/u;
  * too, as it always was: `Ann@…` and `ann@…` are one log-in), the domain in its IDNA ASCII form
  * (`bücher.example` is `xn--bcher-kva.example`, whatever way its letters were composed), without a
  * trailing dot. Refused: format characters (zero-width, bidi, soft hyphen: category Cf) and a
- * domain IDNA does not accept.
+ * domain IDNA does not accept. Log-in looks addresses up in this form.
  */
-export function checkEmail(raw: string): Checked<string> {
+export function canonicalEmail(raw: string): Checked<string> {
   const trimmed = raw.normalize('NFKC').trim();
   if (trimmed === '') return { ok: false, message: 'Enter your email address.' };
   if (FORMAT_CHARACTER.test(trimmed)) {
@@ -45,6 +51,23 @@ export function checkEmail(raw: string): Checked<string> {
   return { ok: true, value: email };
 }
 
+/**
+ * An email a new account may have: its canonical form, and a local part whose letters come from one
+ * of the alphabets that pass for one another, so `vіctim@…` with a Cyrillic `і` is not a second
+ * account printing as `victim@…` (the domain needs no such rule: a non-ASCII domain is kept, and
+ * listed, as `xn--…`). A whole word in another alphabet (`иван@…`) is fine.
+ */
+export function checkEmail(raw: string): Checked<string> {
+  const canonical = canonicalEmail(raw);
+  if (!canonical.ok) return canonical;
+  const localPart = canonical.value.slice(0, canonical.value.lastIndexOf('@'));
+  const scripts = LOOK_ALIKE_SCRIPTS.filter(({ letter }) => letter.test(localPart)).map(({ script }) => script);
+  if (scripts.length > 1) {
+    return { ok: false, message: `The part of the email address before @ mixes letters of different alphabets (${scripts.join(' and ')}) that look alike: type it in one alphabet.` };
+  }
+  return canonical;
+}
+
 /** How sign-up stored emails before `checkEmail` normalised them (NFC, trimmed, lower-cased): accounts made then keep logging in. */
 export function legacyEmail(raw: string): string | undefined {
   const email = raw.normalize('NFC').trim().toLowerCase();
@@ -57,7 +80,7 @@ export function legacyEmail(raw: string): string | undefined {
  * differs. Refused only when neither is an email.
  */
 export function logInEmails(raw: string): Checked<string[]> {
-  const canonical = checkEmail(raw);
+  const canonical = canonicalEmail(raw);
   const legacy = legacyEmail(raw);
   if (!canonical.ok) return legacy === undefined ? canonical : { ok: true, value: [legacy] };
   return { ok: true, value: legacy === undefined || legacy === canonical.value ? [canonical.value] : [canonical.value, legacy] };
@@ -91,7 +114,7 @@ export function checkNewPassword(password: string, email: string): Checked<strin
   const weakness = secretWeakness(password);
   if (weakness) return { ok: false, message: `This password is too easy to guess (${weakness}); choose another.` };
   if (isCommon(password)) return { ok: false, message: 'This password is one of the most common ones; choose another.' };
-  const asEmail = checkEmail(password);
+  const asEmail = canonicalEmail(password);
   if ((asEmail.ok && asEmail.value === email) || legacyEmail(password) === email) return { ok: false, message: 'The password must not be your email address.' };
   return { ok: true, value: password };
 }
