@@ -19,12 +19,8 @@ export interface RunSample extends Omit<LoadOutcome, 'latenciesMs'> {
 /** The bench's own commands, not the system's. */
 const OWN_REDIS_COMMANDS = new Set(['info']);
 const RSS_SAMPLE_MS = 200;
-/**
- * Pause before each run: when the load generator stops, requests it gave up on may still be queued
- * in the services (and reach Redis); without the pause their work would be counted in the next run.
- */
-const SETTLE_MS = 500;
-const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+/** The pause before each run (`BenchOptions.settleMs`: what it is for). */
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function cpuOfAll(pids: BenchSystem['pids']): Partial<Record<ProcessName, number>> {
   const cpu: Partial<Record<ProcessName, number>> = {};
@@ -37,8 +33,8 @@ function cpuOfAll(pids: BenchSystem['pids']): Partial<Record<ProcessName, number
  * before and just after it, sampling resident memory meanwhile. The interval includes the load
  * generator's connection set-up and the last in-flight answers, a few milliseconds in seconds.
  */
-export async function measure(system: BenchSystem, order: LoadOrder): Promise<RunSample> {
-  await settle();
+export async function measure(system: BenchSystem, order: LoadOrder, settleMs = 500): Promise<RunSample> {
+  await settle(settleMs);
   const redisBefore = await system.redis.commandStats();
   const cpuBefore = cpuOfAll(system.pids);
   const machineBefore = machineBusyMicros();
@@ -96,8 +92,8 @@ export interface RedisTraffic {
 }
 
 /** A run under MONITOR: how many commands each request sends Redis (not a measured run: MONITOR costs Redis CPU). */
-export async function countRedisTraffic(system: BenchSystem, order: LoadOrder): Promise<RedisTraffic> {
-  await settle();
+export async function countRedisTraffic(system: BenchSystem, order: LoadOrder, settleMs = 500): Promise<RedisTraffic> {
+  await settle(settleMs);
   const monitor = await RedisMonitor.start(system.redis.port);
   let outcome: LoadOutcome;
   try {

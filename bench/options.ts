@@ -15,6 +15,12 @@ export interface BenchOptions {
   seconds: number;
   /** Unmeasured run of each scenario before the first round (JIT, pools, caches), s. */
   warmupSeconds: number;
+  /**
+   * Pause before each measured run, ms: when the load generator stops, requests it gave up on may
+   * still be queued in the services (and reach Redis); without it their work counts in the next run.
+   * Quick mode, with 4 connections, has little in flight.
+   */
+  settleMs: number;
   connections: number;
   /** Measure the gateway without Redis as well. */
   inProcessGateway: boolean;
@@ -89,6 +95,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     seconds: number('seconds', quick ? 0.5 : mode === 'profile' ? 10 : 5, 0.1),
     // V8 keeps optimising for a minute or so: with 2 s the gateway measured 10–25 % more CPU per request.
     warmupSeconds: number('warmup', quick ? 0.3 : 5, 0),
+    settleMs: quick ? 100 : 500,
     connections: Math.round(number('connections', quick ? 4 : 50, 1)),
     inProcessGateway: !quick && !flags.has('no-in-process'),
     soakSeconds: number('soak', 0, 1),

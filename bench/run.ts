@@ -81,7 +81,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     // Round trips per request: separate runs of a fixed number of requests under MONITOR.
     for (const r of results.filter((x) => x.target === 'gateway-redis')) {
       const s = scenarios.find((x) => x.id === r.id)!;
-      r.redisRoundTrips = await countRedisTraffic(system, orderFor(system, s, { ...load, amount: options.mode === 'quick' ? 200 : 3_000, recordLatencies: false }));
+      r.redisRoundTrips = await countRedisTraffic(system, orderFor(system, s, { ...load, amount: options.mode === 'quick' ? 200 : 3_000, recordLatencies: false }), options.settleMs);
     }
     const byId = (id: string) => {
       const found = results.find((r) => r.id === id);
@@ -145,14 +145,14 @@ const DISTURBED_CORES = 0.25;
 async function interleave(
   system: BenchSystem,
   scenarios: Scenario[],
-  { rounds, repeats }: { rounds: number; repeats: number },
+  { rounds, repeats, settleMs }: { rounds: number; repeats: number; settleMs: number },
   orderOf: (s: Scenario) => ReturnType<typeof orderFor>,
 ): Promise<Map<string, RunSample[]>> {
   const runs = new Map<string, RunSample[]>(scenarios.map((s) => [s.id, []]));
   for (let round = 1; round <= rounds; round += 1) {
     for (const s of scenarios) {
       for (let attempt = 0; ; attempt += 1) {
-        const sample = await measure(system, orderOf(s));
+        const sample = await measure(system, orderOf(s), settleMs);
         const other = sample.otherCpuMicros / 1e6 / sample.seconds;
         const disturbed = other > DISTURBED_CORES;
         progress(`  round ${round}/${rounds}  ${s.id.padEnd(26)} ${Math.round(sample.requests / sample.seconds)} req/s${disturbed ? `  (other work: ${other.toFixed(2)} cores${attempt < repeats ? ', again' : ''})` : ''}`);

@@ -117,18 +117,19 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
     };
     const pids: Partial<Record<ProcessName, number>> = { pets: pets.pid, redis: redis.pid };
 
-    for (const name of options.hops) {
+    // The fronts start side by side: they depend on the pets-service only.
+    const startHop = async (name: HopName) => {
       const port = await freePort();
       const script = name === 'hop' ? COMPILED.bareHop : COMPILED.expressHop;
       const hop = launch(name, script, { BARE_HOP_PORT: String(port), PETS_URL: petsBase, INTERNAL_JWT_SECRET: TEST_SECRET }, options.frontNode);
       await hop.ready(`http://127.0.0.1:${port}/v1/healthz`);
       targets[name] = { name, petsUrl: `http://127.0.0.1:${port}/v1/pets`, processes: [name, 'pets'] };
       pids[name] = hop.pid;
-    }
+    };
 
     const gateways: [ProcessName & TargetName, Record<string, string>][] = [['gateway-redis', { REDIS_URL: redis.url }]];
     if (options.inProcessGateway) gateways.push(['gateway-memory', {}]);
-    for (const [name, extra] of gateways) {
+    const startGateway = async ([name, extra]: (typeof gateways)[number]) => {
       const [port, adminPort] = [await freePort(), await freePort()];
       const url = `http://127.0.0.1:${port}`;
       const adminUrl = `http://127.0.0.1:${adminPort}`;
@@ -148,11 +149,13 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
         adminUrl,
       };
       pids[name] = gateway.pid;
-    }
-
-    load = await LoadGenerator.start();
-    pids.load = load.pid;
-    return { targets, pids, redis, load, directAuthorization, stop };
+    };
+    // allSettled: on a failure, stop() must see every process that did start, the load generator too.
+    const starts = await Promise.allSettled([LoadGenerator.start().then((generator) => (load = generator)), ...options.hops.map(startHop), ...gateways.map(startGateway)]);
+    const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
+    if (failed) throw failed.reason;
+    pids.load = load!.pid;
+    return { targets, pids, redis, load: load!, directAuthorization, stop };
   } catch (error) {
     await stop();
     throw error;
