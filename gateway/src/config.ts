@@ -25,6 +25,8 @@ export interface GatewayConfig extends SharedSettings {
   /** Every token the admin API accepts, with the name it stands for: ADMIN_TOKEN as `admin`, then ADMIN_TOKENS. */
   adminTokens: readonly AdminToken[];
   upstreamTimeoutMs: number;
+  /** How long one try of a GET or HEAD waits before going to another replica (0: never; see pets-proxy.ts). */
+  upstreamTryTimeoutMs: number;
   /** A request body must arrive whole within this, or the answer is 408 request_timeout. */
   bodyTimeoutMs: number;
   /** Express's `trust proxy` value: false, a hop count, or a list of addresses and CIDR ranges. */
@@ -78,6 +80,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminTokenGenerated: adminToken.generated,
     adminTokens,
     upstreamTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
+    upstreamTryTimeoutMs: read.integer('UPSTREAM_TRY_TIMEOUT_MS', 2_000, { min: 0, max: 600_000 }),
     bodyTimeoutMs: read.integer('BODY_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     trustProxy: parseTrustProxy(read),
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),

@@ -94,7 +94,8 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
   });
-  const replicas = new ReplicaSet(config.petsUrls);
+  // A replica back from a back-off probes with one request, for as long as a request may wait.
+  const replicas = new ReplicaSet(config.petsUrls, { probeMs: config.upstreamTimeoutMs });
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
   const lookups = new LookupGate({ perClientPerMinute: config.keyLookupsPerMinute, queuedPerSecond: config.keyLookupQueuePerSecond });
   const metrics = createMetrics({
@@ -110,7 +111,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
-  const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
+  const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, tryTimeoutMs: config.upstreamTryTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
   const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning });
 
   const gateway: Gateway = {

@@ -93,13 +93,54 @@ describe('the hop to the pets-service', () => {
     expect(served).toEqual(['POST /pets']);
   });
 
-  it('when the replica does not answer in time, then 504 gateway_timeout, and the request is not sent to another replica', async () => {
+  it('when the replica does not answer within UPSTREAM_TIMEOUT_MS (shorter than a try), then 504 gateway_timeout, and the request is not sent to another replica', async () => {
     const served: string[] = [];
     const { gateway, key } = await gatewayOver([await silentReplica(), await answeringReplica(served)], { UPSTREAM_TIMEOUT_MS: '300' });
     const res = await request(gateway.publicApp).get('/v1/pets').set('Authorization', `Bearer ${key}`);
     expect(res.status).toBe(504);
     expect(res.body).toEqual({ code: 'gateway_timeout', message: 'The pets-service did not answer within 0.3 s.', status: 504 });
     expect(res.headers['x-ratelimit-remaining']).toBeDefined();
+    expect(served).toEqual([]);
+  });
+
+  it('when a replica accepts a GET and does not answer within UPSTREAM_TRY_TIMEOUT_MS, then the GET goes to the next replica: 200 after about one try', async () => {
+    const served: string[] = [];
+    const { gateway, key } = await gatewayOver([await silentReplica(), await answeringReplica(served)], { UPSTREAM_TIMEOUT_MS: '5000', UPSTREAM_TRY_TIMEOUT_MS: '200' });
+    const started = Date.now();
+    const res = await request(gateway.publicApp).get('/v1/pets?limit=1').set('Authorization', `Bearer ${key}`);
+    const tookMs = Date.now() - started;
+    expect(res.status).toBe(200);
+    expect(served).toEqual(['GET /pets?limit=1']);
+    expect(tookMs).toBeGreaterThanOrEqual(190);
+    expect(tookMs).toBeLessThan(4_000);
+  });
+
+  it('when a replica accepts a POST and does not answer, then it is not sent again after a try (it may create the pet): 504 after UPSTREAM_TIMEOUT_MS', async () => {
+    const served: string[] = [];
+    const { gateway, key } = await gatewayOver([await silentReplica(), await answeringReplica(served)], { UPSTREAM_TIMEOUT_MS: '800', UPSTREAM_TRY_TIMEOUT_MS: '100' });
+    const started = Date.now();
+    const res = await request(gateway.publicApp).post('/v1/pets').set('Authorization', `Bearer ${key}`).send({ name: 'Rex', categoryId: 1 });
+    expect(res.status).toBe(504);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(780);
+    expect(served).toEqual([]);
+  });
+
+  it('when every replica is silent, then the GET gets 504 once UPSTREAM_TIMEOUT_MS has passed in all, not a try timeout more', async () => {
+    const { gateway, key } = await gatewayOver([await silentReplica(), await silentReplica()], { UPSTREAM_TIMEOUT_MS: '800', UPSTREAM_TRY_TIMEOUT_MS: '500' });
+    const started = Date.now();
+    const res = await request(gateway.publicApp).get('/v1/pets').set('Authorization', `Bearer ${key}`);
+    const tookMs = Date.now() - started;
+    expect(res.body).toEqual({ code: 'gateway_timeout', message: 'The pets-service did not answer within 0.8 s.', status: 504 });
+    expect(tookMs).toBeGreaterThanOrEqual(780);
+    // A second try given a whole UPSTREAM_TIMEOUT_MS of its own would end at 1300 ms.
+    expect(tookMs).toBeLessThan(1_250);
+  });
+
+  it('when UPSTREAM_TRY_TIMEOUT_MS is 0, then a GET waits on its replica for all of UPSTREAM_TIMEOUT_MS: 504', async () => {
+    const served: string[] = [];
+    const { gateway, key } = await gatewayOver([await silentReplica(), await answeringReplica(served)], { UPSTREAM_TIMEOUT_MS: '500', UPSTREAM_TRY_TIMEOUT_MS: '0' });
+    const res = await request(gateway.publicApp).get('/v1/pets').set('Authorization', `Bearer ${key}`);
+    expect(res.status).toBe(504);
     expect(served).toEqual([]);
   });
 });

@@ -33,6 +33,19 @@ async function available(gateway: GatewayHandle, replica: string): Promise<numbe
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+/** Sends reads until `replica` answers one of them (passive health checking gives it requests again once it answers). */
+async function untilItServesAgain(gateway: GatewayHandle, key: string, replica: string): Promise<void> {
+  const before = (await attempts(gateway))[`${replica} ok`] ?? 0;
+  await waitFor(
+    async () => {
+      await call(`${gateway.url}/v1/pets`, { key });
+      return ((await attempts(gateway))[`${replica} ok`] ?? 0) > before;
+    },
+    20_000,
+    `${replica} to get requests again`,
+  );
+}
+
 describe('several pets-service replicas behind one gateway (PETS_URL list)', () => {
   let system: SystemHandle;
   let second: { process: ServiceProcess; url: string; port: number };
@@ -79,16 +92,38 @@ describe('several pets-service replicas behind one gateway (PETS_URL list)', () 
 
     // Back on the same address: passive health checking gives it requests again once it answers.
     second = await startPetsReplica(system, second.port);
-    const before = (await attempts(gateway))[`${second.url} ok`] ?? 0;
-    await waitFor(
-      async () => {
-        await call(`${gateway.url}/v1/pets`, { key });
-        return ((await attempts(gateway))[`${second.url} ok`] ?? 0) > before;
-      },
-      20_000,
-      'the restarted replica to get requests again',
-    );
+    await untilItServesAgain(gateway, key, second.url);
     expect(await available(gateway, second.url)).toBe(1);
+  });
+
+  it('when one replica is frozen under load (SIGSTOP: it accepts connections, never answers), then every read gets 200 within about UPSTREAM_TRY_TIMEOUT_MS, and once it runs again it gets requests again', async () => {
+    let stop = false;
+    const replies: Array<{ status: number; ms: number }> = [];
+    const load = Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (!stop) replies.push(await call(`${gateway.url}/v1/pets?limit=5`, { key }));
+      }),
+    );
+    await waitFor(() => replies.length >= 20, 10_000, '20 answers before the freeze');
+    const pid = second.process.child.pid!;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const atFreeze = replies.length;
+      // Long enough for its back-off to end at least once (0.5 s, then 1 s…): it is probed meanwhile.
+      await sleep(4_000);
+      await waitFor(() => replies.length >= atFreeze + 40, 10_000, '40 answers during the freeze');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    stop = true;
+    await load;
+    expect(statusCounts(replies)).toEqual({ 200: replies.length });
+    // The default UPSTREAM_TRY_TIMEOUT_MS (2 s), then the other replica; without it, 504s after 10 s.
+    expect(Math.max(...replies.map((reply) => reply.ms))).toBeLessThan(4_000);
+    // The frozen replica held the reads sent its way before its first timeout, then one probe per back-off.
+    expect((await attempts(gateway))[`${second.url} timeout`]).toBeLessThanOrEqual(8);
+
+    await untilItServesAgain(gateway, key, second.url);
   });
 
   it('when a replica refuses connections, then creates go to the other one: none fails and none is made twice', async () => {

@@ -9,8 +9,14 @@ import type { FailureKind, Replica, ReplicaSet } from './replicas';
 
 export interface PetsProxyOptions {
   replicas: ReplicaSet;
-  /** How long a replica has to start answering (and, once it has, to keep sending). */
+  /** How long the replicas have, all tries together, to start answering (and, once one has, to keep sending). */
   timeoutMs: number;
+  /**
+   * How long one try of a GET or HEAD may wait for an answer's head while another replica is left
+   * to try it on (0: no limit but `timeoutMs`). A frozen replica accepts connections and never
+   * answers: without this every read sent its way waits the whole `timeoutMs` and gets a 504.
+   */
+  tryTimeoutMs?: number;
   /** Every attempt's outcome, per replica (metrics). */
   onAttempt?: (replica: Replica, outcome: 'ok' | FailureKind) => void;
 }
@@ -25,6 +31,7 @@ export type PetsProxy = (req: Request, res: Response, next: NextFunction, body: 
 /** Failures of the connection itself: the request never reached the replica's application. */
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'EADDRNOTAVAIL']);
 const TIMED_OUT = 'UPSTREAM_TIMEOUT';
+const TRY_TIMED_OUT = 'UPSTREAM_TRY_TIMEOUT';
 
 /**
  * One proxied request's way to the pets-service: the replicas tried, the attempt under way.
@@ -40,6 +47,10 @@ class Hop {
   /** The connection's bytes written when it was given to this attempt (-1: no connection yet). */
   bytesBefore = -1;
   timer: NodeJS.Timeout | undefined = undefined;
+  /** When every try together runs out of time (the first try's start + timeoutMs). */
+  private deadline = 0;
+  /** Whether a try was already cut short (at `tryTimeoutMs`) to go to another replica: once only. */
+  private shortTried = false;
 
   constructor(
     readonly req: Request,
@@ -47,12 +58,22 @@ class Hop {
     readonly next: NextFunction,
     readonly body: Buffer | undefined,
     readonly timeoutMs: number,
+    /** 0 unless this request may go to another replica after a try timed out (see `PetsProxyOptions`). */
+    private readonly tryTimeoutMs: number,
+    private readonly replicaCount: number,
   ) {}
 
   pipe(upstream: ClientRequest): ClientRequest {
     this.upstream = upstream;
     this.bytesBefore = -1;
-    this.timer = setTimeout(timeOut, this.timeoutMs, this);
+    const now = Date.now();
+    if (this.deadline === 0) this.deadline = now + this.timeoutMs;
+    const left = Math.max(0, this.deadline - now);
+    // One short try at most: a second replica gets the rest of the time, so a slow but working
+    // service (a sick database answered 503 in a few seconds) is still heard from.
+    const shortTry = !this.shortTried && this.tryTimeoutMs > 0 && this.tryTimeoutMs < left && this.tried.size < this.replicaCount;
+    this.shortTried ||= shortTry;
+    this.timer = shortTry ? setTimeout(timeOut, this.tryTimeoutMs, this, TRY_TIMED_OUT) : setTimeout(timeOut, left, this, TIMED_OUT);
     if (this.body) upstream.end(this.body);
     else upstream.end();
     return upstream;
@@ -65,8 +86,8 @@ class Hop {
   }
 }
 
-function timeOut(hop: Hop): void {
-  hop.upstream?.destroy(Object.assign(new Error(`upstream did not answer within ${hop.timeoutMs} ms`), { code: TIMED_OUT }));
+function timeOut(hop: Hop, code: typeof TIMED_OUT | typeof TRY_TIMED_OUT): void {
+  hop.upstream?.destroy(Object.assign(new Error(code === TIMED_OUT ? `upstream did not answer within ${hop.timeoutMs} ms` : 'upstream did not answer this try in time'), { code }));
 }
 
 function hopOf(res: ServerResponse): Hop {
@@ -98,11 +119,12 @@ function cutSilentAnswer(this: IncomingMessage): void {
  *   and a draining gateway's `Connection: close` stays;
  * - a replica that refuses the connection, or drops it before a byte of the request went out, is
  *   left out (back-off) and the request goes to the next replica: safe for POST too, since the
- *   first never saw it. GET and HEAD are also retried after a reset once sent (safe to repeat);
- * - no answer within `timeoutMs`: 504; unreachable everywhere: 502; an answer that breaks off:
+ *   first never saw it. GET and HEAD are also retried after a reset once sent (safe to repeat),
+ *   and, once, after a try that did not answer within `tryTimeoutMs` (a frozen replica);
+ * - no answer within `timeoutMs`, all tries together: 504; unreachable everywhere: 502; an answer that breaks off:
  *   the client's connection is cut, so it cannot take a partial body for a whole one.
  */
-export function createPetsProxy({ replicas, timeoutMs, onAttempt }: PetsProxyOptions): PetsProxy {
+export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttempt }: PetsProxyOptions): PetsProxy {
   const hopPlugin: Plugin<Request, Response> = (proxyServer) => {
     // http-proxy's per-request options are a copy made for this call: the replica's agent and the body go there.
     (proxyServer as unknown as WithPasses).before('web', 'stream', (_req, res, options) => {
@@ -141,8 +163,8 @@ export function createPetsProxy({ replicas, timeoutMs, onAttempt }: PetsProxyOpt
       const kind = failureKind(error);
       replicas.failed(replica);
       onAttempt?.(replica, kind);
-      const repeatable = req.method === 'GET' || req.method === 'HEAD';
-      if (kind !== 'timeout' && (!hop.mayHaveBeenSent(kind) || repeatable) && attempt(hop)) return;
+      const repeatable = isRepeatable(req.method);
+      if (kind === 'timeout' ? error.code === TRY_TIMED_OUT && attempt(hop) : (!hop.mayHaveBeenSent(kind) || repeatable) && attempt(hop)) return;
       req.log.warn({ err: error, upstream: replica.url }, kind === 'timeout' ? 'upstream timed out' : 'upstream unreachable');
       hop.next(
         kind === 'timeout'
@@ -176,7 +198,7 @@ export function createPetsProxy({ replicas, timeoutMs, onAttempt }: PetsProxyOpt
   };
 
   return (req, res, next, body) => {
-    const hop = new Hop(req, res, next, body, timeoutMs);
+    const hop = new Hop(req, res, next, body, timeoutMs, isRepeatable(req.method) ? tryTimeoutMs : 0, replicas.replicas.length);
     res.locals.hop = hop;
     res.once('close', onClientClose);
     if (!attempt(hop)) next(new ApiError('bad_gateway', 'The pets-service could not be reached.'));
@@ -188,8 +210,13 @@ interface WithPasses {
   before(type: 'web', passName: 'stream', pass: (req: IncomingMessage, res: ServerResponse, options: httpProxy.ServerOptions) => void): void;
 }
 
+/** Safe to send again after a try that may have reached a replica. */
+function isRepeatable(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
 function failureKind(error: NodeJS.ErrnoException): FailureKind {
-  if (error.code === TIMED_OUT) return 'timeout';
+  if (error.code === TIMED_OUT || error.code === TRY_TIMED_OUT) return 'timeout';
   if (error.code !== undefined && CONNECT_ERRORS.has(error.code)) return 'connect';
   return 'reset';
 }

@@ -55,4 +55,22 @@ describe('ReplicaSet', () => {
     const [replica] = new ReplicaSet(['http://[::1]:8082/internal/pets/']).replicas;
     expect(replica).toMatchObject({ hostname: '::1', port: 8082, basePath: '/internal/pets' });
   });
+
+  it('when a replica is back from its back-off, then one request probes it and the others pass it by until that one succeeds, fails or runs out of time', () => {
+    const s = new ReplicaSet(['http://a:1', 'http://b:2'], { backoffMs: 100, probeMs: 1_000, now: () => now });
+    const b = s.replicas[1]!;
+    const toB = (n: number) => urls(s, n).filter((url) => url === b.url).length;
+    s.failed(b);
+    now += 100;
+    expect(toB(4)).toBe(1);
+    s.failed(b); // the probe failed: a longer back-off
+    now += 199;
+    expect(toB(4)).toBe(0);
+    now += 1;
+    expect(toB(4)).toBe(1);
+    now += 1_000; // the probe's outcome never came (its client went away): another request probes
+    expect(toB(4)).toBe(1);
+    s.succeeded(b);
+    expect(toB(4)).toBe(2);
+  });
 });

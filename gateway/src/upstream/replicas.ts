@@ -29,13 +29,20 @@ export interface ReplicaSetOptions {
   /** First back-off after a failure; doubles with each further failure, up to `maxBackoffMs`. */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * How long a replica coming back from a back-off is given only the one request that probes it
+   * (until that request's outcome is known, at most this long): a frozen replica that still accepts
+   * connections then holds one request per back-off, not every request sent its way meanwhile.
+   */
+  probeMs?: number;
   now?: () => number;
 }
 
 /**
  * The pets-service replicas behind `PETS_URL`: requests go round robin over the healthy ones, each
  * over its own keep-alive pool. A replica that fails (connection refused or reset, or too slow) is
- * left out for a back-off (passive health checking: no probe traffic), then gets requests again; one
+ * left out for a back-off (passive health checking: no probe traffic of its own), then gets one
+ * request, the probe, and no other until that one's outcome is known (or `probeMs` passed); one
  * success makes it healthy. When every replica is backing off, the one free soonest is still tried:
  * a request is never refused without an attempt.
  */
@@ -44,13 +51,15 @@ export class ReplicaSet {
   private next = 0;
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
+  private readonly probeMs: number;
   private readonly now: () => number;
 
-  constructor(urls: readonly string[], { backoffMs = 500, maxBackoffMs = 15_000, now = Date.now }: ReplicaSetOptions = {}) {
+  constructor(urls: readonly string[], { backoffMs = 500, maxBackoffMs = 15_000, probeMs = 10_000, now = Date.now }: ReplicaSetOptions = {}) {
     if (urls.length === 0) throw new Error('at least one pets-service URL is needed');
     this.replicas = urls.map(replicaOf);
     this.backoffMs = backoffMs;
     this.maxBackoffMs = maxBackoffMs;
+    this.probeMs = probeMs;
     this.now = now;
   }
 
@@ -64,6 +73,8 @@ export class ReplicaSet {
       if (tried?.has(replica)) continue;
       if (replica.unavailableUntil <= now) {
         this.next = (this.next + i + 1) % count;
+        // Back from a back-off: this request probes it; the others wait for its outcome.
+        if (replica.failures > 0) replica.unavailableUntil = now + this.probeMs;
         return replica;
       }
       if (!soonest || replica.unavailableUntil < soonest.unavailableUntil) soonest = replica;
