@@ -1,6 +1,7 @@
 import { accountsContract } from './account-store-contract/accounts';
 import { changeEventsContract } from './account-store-contract/change-events';
 import { keyLifecycleContract } from './account-store-contract/key-lifecycle';
+import { keySetSeenContract } from './account-store-contract/key-set-seen';
 import { keysContract } from './account-store-contract/keys';
 import { listingContract } from './account-store-contract/listing';
 import { plansContract } from './account-store-contract/plans';
@@ -21,6 +22,7 @@ export function accountStoreContract(name: string, open: OpenAccountStore): void
     keysContract(store);
     revocationContract(store);
     keyLifecycleContract(store);
+    keySetSeenContract(store);
     resolveKeyContract(store);
     listingContract(store);
     plansContract(store);

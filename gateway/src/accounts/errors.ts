@@ -5,3 +5,14 @@ export class StoreConflictError extends Error {
     this.name = 'StoreConflictError';
   }
 }
+
+/**
+ * The account's keys changed between the caller's reading of them and its write (another replica
+ * added one): the write is not made, and the caller reads again and decides again (the key limits).
+ */
+export class KeySetChangedError extends StoreConflictError {
+  constructor(accountId: string) {
+    super(`the keys of account ${accountId} changed meanwhile`);
+    this.name = 'KeySetChangedError';
+  }
+}

@@ -1,5 +1,5 @@
 import { ChangeListeners } from './change-listeners';
-import { StoreConflictError } from './errors';
+import { KeySetChangedError, StoreConflictError } from './errors';
 import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
 import {
@@ -13,9 +13,11 @@ import {
   type ChangeEvent,
   type KeyResolution,
   type KeyRoll,
+  type KeySetSeen,
   type Plan,
   type PlanName,
   type RollOutcome,
+  newestKeyId,
 } from './types';
 
 /**
@@ -65,7 +67,8 @@ export class MemoryAccountStore implements AccountStore {
     this.emit({ type: 'account', accountId: account.id });
   }
 
-  async addKey(key: ApiKeyRecord): Promise<void> {
+  async addKey(key: ApiKeyRecord, seen?: KeySetSeen): Promise<void> {
+    this.checkSeen(key.accountId, seen);
     if (this.keys.has(key.id)) throw new StoreConflictError(`key ${key.id} already exists`);
     if (this.keyIdByHash.has(key.hash)) throw new StoreConflictError('a key with this hash already exists');
     this.keys.set(key.id, { ...key });
@@ -91,7 +94,16 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    return sortKeys([...this.keys.values()].filter((key) => key.accountId === accountId).map((key) => ({ ...key })));
+    return sortKeys(this.keysOf(accountId).map((key) => ({ ...key })));
+  }
+
+  private keysOf(accountId: string): ApiKeyRecord[] {
+    return [...this.keys.values()].filter((key) => key.accountId === accountId);
+  }
+
+  /** KeySetChangedError when `seen` is given and stale (see `AccountStore.addKey`). */
+  private checkSeen(accountId: string, seen: KeySetSeen | undefined): void {
+    if (seen && newestKeyId(this.keysOf(accountId)) !== seen.newestKeyId) throw new KeySetChangedError(accountId);
   }
 
   async revokeKey(id: string, at: string): Promise<boolean> {
@@ -112,14 +124,14 @@ export class MemoryAccountStore implements AccountStore {
     return true;
   }
 
-  async rollKey({ keyId, replacement, expiresAt, at }: KeyRoll): Promise<RollOutcome> {
+  async rollKey({ keyId, replacement, expiresAt, at, seen }: KeyRoll): Promise<RollOutcome> {
     const key = this.keys.get(keyId);
     if (!key) return { outcome: 'unknown', key: null };
     if (key.revokedAt !== null) return { outcome: 'revoked', key: { ...key } };
     if (key.replacedBy !== undefined) return { outcome: 'replaced', key: { ...key } };
     if (key.expiresAt !== undefined && key.expiresAt <= at) return { outcome: 'expired', key: { ...key } };
     if (replacement.accountId !== key.accountId) throw new StoreConflictError(`the replacement of key ${keyId} belongs to another account`);
-    await this.addKey(replacement);
+    await this.addKey(replacement, seen);
     // Rolling never lengthens a key's life: an earlier expiry of its own stands.
     if (key.expiresAt === undefined || expiresAt < key.expiresAt) key.expiresAt = expiresAt;
     key.replacedBy = replacement.id;

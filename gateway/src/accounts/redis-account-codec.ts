@@ -1,4 +1,4 @@
-import { BUILT_IN_PLANS, KEY_ACCESS_LEVELS, PLAN_NAMES, type Account, type ApiKeyRecord, type ChangeEvent, type KeyAccess, type Plan, type PlanName } from './types';
+import { BUILT_IN_PLANS, KEY_ACCESS_LEVELS, PLAN_NAMES, type Account, type ApiKeyRecord, type ChangeEvent, type KeyAccess, type KeySetSeen, type Plan, type PlanName } from './types';
 
 /**
  * How the Redis account store writes records as hash fields and change events as channel
@@ -104,4 +104,9 @@ export function parseChangeEvent(message: string): ChangeEvent | null {
     default:
       return null;
   }
+}
+
+/** The scripts' arguments for a write conditional on `seen` (KEY_SET_CHANGED in redis-account-scripts.ts); `keyPrefix` is a key record's name before its id. */
+export function seenArgs(seen: KeySetSeen | undefined, keyPrefix: string): [check: string, newestKeyId: string, keyPrefix: string] {
+  return [seen ? '1' : '0', seen?.newestKeyId ?? '', keyPrefix];
 }

@@ -68,11 +68,31 @@ for i = 1, #ARGV, 2 do
 end
 return 1`;
 
-// KEYS: key hash, hash index, the account's key set. ARGV: channel, event, key id, field/value pairs.
-export const ADD_KEY = `
+/**
+ * Lua: whether the account's newest key (the latest createdAt, then the greatest id; '' for none,
+ * as `newestKeyId` in types.ts) is not the one the caller saw. `check` is '1' to compare, '0' when
+ * the caller saw nothing; `keyPrefix` is a key record's name before its id.
+ */
+const KEY_SET_CHANGED = `
+local function keySetChanged(keySet, check, seenNewest, keyPrefix)
+  if check ~= '1' then return false end
+  local newestId, newestAt = '', ''
+  for _, id in ipairs(redis.call('SMEMBERS', keySet)) do
+    local at = redis.call('HGET', keyPrefix .. id, 'createdAt') or ''
+    if newestId == '' or at > newestAt or (at == newestAt and id > newestId) then newestId, newestAt = id, at end
+  end
+  return newestId ~= seenNewest
+end
+`;
+
+// KEYS: key hash, hash index, the account's key set. ARGV: channel, event, key id, the seen check
+// ('1' or '0'), the newest key id seen, a key record's name before its id, field/value pairs.
+// Returns 1, or 0 (the id exists), -1 (the hash exists), -2 (the account's keys changed).
+export const ADD_KEY = `${KEY_SET_CHANGED}
+if keySetChanged(KEYS[3], ARGV[4], ARGV[5], ARGV[6]) then return -2 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('HSET', KEYS[1], unpack(ARGV, 7))
 redis.call('SET', KEYS[2], ARGV[3])
 redis.call('SADD', KEYS[3], ARGV[3])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
@@ -103,11 +123,13 @@ return 1`;
 
 // KEYS: the old key's hash, the replacement's hash, its hash index entry, the account's key set.
 // ARGV: channel, now (ISO), the old key's new expiry (ISO), the replacement's id, the replacement's
-// event, the old key's id, the replacement's field/value pairs. ISO times in UTC as toISOString
-// writes them compare as strings. Returns {outcome}: 'rolled', or why not ('unknown', 'revoked',
-// 'replaced', 'expired'), or 'id', 'hash' or 'account' when the replacement collides with a key or
-// belongs to another account. Nothing is written unless it is 'rolled'.
-export const ROLL_KEY = `
+// event, the old key's id, the seen check and newest key id seen and key name prefix (as ADD_KEY's),
+// the replacement's field/value pairs. ISO times in UTC as toISOString writes them compare as
+// strings. Returns {outcome}: 'rolled', or why not ('unknown', 'revoked', 'replaced', 'expired'), or
+// 'id', 'hash' or 'account' when the replacement collides with a key or belongs to another account,
+// or 'changed' when the account's keys changed since the caller saw them. Nothing is written unless
+// it is 'rolled'.
+export const ROLL_KEY = `${KEY_SET_CHANGED}
 local old = redis.call('HMGET', KEYS[1], 'hash', 'revokedAt', 'replacedBy', 'expiresAt', 'accountId')
 if not old[1] then return {'unknown'} end
 if old[2] and old[2] ~= '' then return {'revoked'} end
@@ -116,9 +138,10 @@ if old[4] and old[4] ~= '' and old[4] <= ARGV[2] then return {'expired'} end
 if redis.call('EXISTS', KEYS[2]) == 1 then return {'id'} end
 if redis.call('EXISTS', KEYS[3]) == 1 then return {'hash'} end
 local fields = {}
-for i = 7, #ARGV, 2 do fields[ARGV[i]] = ARGV[i + 1] end
+for i = 10, #ARGV, 2 do fields[ARGV[i]] = ARGV[i + 1] end
 if fields['accountId'] ~= old[5] then return {'account'} end
-redis.call('HSET', KEYS[2], unpack(ARGV, 7))
+if keySetChanged(KEYS[4], ARGV[7], ARGV[8], ARGV[9]) then return {'changed'} end
+redis.call('HSET', KEYS[2], unpack(ARGV, 10))
 redis.call('SET', KEYS[3], ARGV[4])
 redis.call('SADD', KEYS[4], ARGV[4])
 local expiresAt = ARGV[3]

@@ -1,12 +1,13 @@
 import { connectTarget, createTargetSubscriber, type FeedSubscriber, type RedisClient, type RedisTarget } from '../redis';
-import { StoreConflictError } from './errors';
+import { KeySetChangedError, StoreConflictError } from './errors';
 import { ORDER_KEY_ID_OFFSET, orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
 import { storeCall } from '../store-errors';
-import { accountFields, eventJson, fromPairs, keyFields, toAccount, toKey, toPlan } from './redis-account-codec';
+import { accountFields, eventJson, fromPairs, keyFields, seenArgs, toAccount, toKey, toPlan } from './redis-account-codec';
 import { RedisAccountKeys } from './redis-account-keys';
 import { RedisChangeFeed } from './redis-change-feed';
-import { ADD_KEY, CREATE_ACCOUNT, LIST_ACCOUNTS, LIST_BUDGET, RECORD_KEY_USE, REMOVE_REVOKED_KEY, RESOLVE_KEY, REVOKE_KEY, ROLL_KEY, UPDATE_ACCOUNT } from './redis-account-scripts';
+import { readKeyUses, writeKeyUses } from './redis-key-uses';
+import { ADD_KEY, CREATE_ACCOUNT, LIST_ACCOUNTS, LIST_BUDGET, REMOVE_REVOKED_KEY, RESOLVE_KEY, REVOKE_KEY, ROLL_KEY, UPDATE_ACCOUNT } from './redis-account-scripts';
 import {
   PLAN_NAMES,
   type Account,
@@ -17,6 +18,7 @@ import {
   type ChangeEvent,
   type KeyResolution,
   type KeyRoll,
+  type KeySetSeen,
   type Plan,
   type PlanName,
   type RollOutcome,
@@ -26,17 +28,6 @@ const STORE_DEADLINE_MS = 500;
 /** A hash tag: all of the store in one cluster slot. */
 const DEFAULT_PREFIX = '{gw}:';
 
-/**
- * Accounts, keys and plans in Redis (a single server or a cluster), shared by every gateway replica.
- *
- * The names of its Redis keys, and what each holds, are in `redis-account-keys.ts`.
- *
- * The indexes are written in the same script as the account, so they can never disagree with it.
- * Every write and its `ChangeEvent` go out in one Lua script (`redis-account-scripts.ts`) or MULTI,
- * so no replica can miss a change that was made: the PUBLISH happens exactly when the write does.
- * Listeners are fed by a separate subscriber connection (`RedisChangeFeed`). Records are written
- * and read by `redis-account-codec.ts`.
- */
 export interface RedisAccountStoreOptions {
   /** The command connection (`connectRedis` or `connectCluster`): no offline queue, short timeout. */
   redis: RedisClient;
@@ -49,6 +40,17 @@ export interface RedisAccountStoreOptions {
   listBudget?: number;
 }
 
+/**
+ * Accounts, keys and plans in Redis (a single server or a cluster), shared by every gateway replica.
+ *
+ * The names of its Redis keys, and what each holds, are in `redis-account-keys.ts`.
+ *
+ * The indexes are written in the same script as the account, so they can never disagree with it.
+ * Every write and its `ChangeEvent` go out in one Lua script (`redis-account-scripts.ts`) or MULTI,
+ * so no replica can miss a change that was made: the PUBLISH happens exactly when the write does.
+ * Listeners are fed by a separate subscriber connection (`RedisChangeFeed`). Records are written
+ * and read by `redis-account-codec.ts`.
+ */
 export class RedisAccountStore implements AccountStore {
   readonly channel: string;
   private readonly redis: RedisClient;
@@ -116,7 +118,7 @@ export class RedisAccountStore implements AccountStore {
     if (updated !== 1) throw new StoreConflictError(`account ${account.id} does not exist`);
   }
 
-  async addKey(key: ApiKeyRecord): Promise<void> {
+  async addKey(key: ApiKeyRecord, seen?: KeySetSeen): Promise<void> {
     const added = await this.run(() =>
       this.redis.eval(
         ADD_KEY,
@@ -127,12 +129,15 @@ export class RedisAccountStore implements AccountStore {
         this.channel,
         eventJson({ type: 'key-added', keyId: key.id, hash: key.hash }),
         key.id,
+        ...seenArgs(seen, this.keys.key('')),
         ...keyFields(key),
       ),
     );
+    if (added === -2) throw new KeySetChangedError(key.accountId);
     if (added === 0) throw new StoreConflictError(`key ${key.id} already exists`);
     if (added === -1) throw new StoreConflictError('a key with this hash already exists');
   }
+
 
   async getKey(id: string): Promise<ApiKeyRecord | null> {
     const fields = await this.run(() => this.redis.hgetall(this.keys.key(id)));
@@ -176,7 +181,7 @@ export class RedisAccountStore implements AccountStore {
     return removed === 1;
   }
 
-  async rollKey({ keyId, replacement, expiresAt, at }: KeyRoll): Promise<RollOutcome> {
+  async rollKey({ keyId, replacement, expiresAt, at, seen }: KeyRoll): Promise<RollOutcome> {
     const reply = (await this.run(() =>
       this.redis.eval(
         ROLL_KEY,
@@ -191,10 +196,12 @@ export class RedisAccountStore implements AccountStore {
         replacement.id,
         eventJson({ type: 'key-added', keyId: replacement.id, hash: replacement.hash }),
         keyId,
+        ...seenArgs(seen, this.keys.key('')),
         ...keyFields(replacement),
       ),
     )) as [string];
     const [outcome] = reply;
+    if (outcome === 'changed') throw new KeySetChangedError(replacement.accountId);
     if (outcome === 'id') throw new StoreConflictError(`key ${replacement.id} already exists`);
     if (outcome === 'hash') throw new StoreConflictError('a key with this hash already exists');
     if (outcome === 'account') throw new StoreConflictError(`the replacement of key ${keyId} belongs to another account`);
@@ -205,24 +212,12 @@ export class RedisAccountStore implements AccountStore {
     throw new Error(`unexpected roll reply ${String(outcome)}`);
   }
 
-  async recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {
-    const pairs = [...uses].flatMap(([keyId, at]) => [keyId, String(Math.trunc(at))]);
-    // Batches keep each script call short however many keys one flush carries.
-    for (let i = 0; i < pairs.length; i += 1_000) {
-      const batch = pairs.slice(i, i + 1_000);
-      await this.run(() => this.redis.eval(RECORD_KEY_USE, 1, this.keys.lastUsed, ...batch));
-    }
+  recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {
+    return this.run(() => writeKeyUses(this.redis, this.keys.lastUsed, uses));
   }
 
-  async keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
-    const found = new Map<string, number>();
-    if (keyIds.length === 0) return found;
-    const times = await this.run(() => this.redis.hmget(this.keys.lastUsed, ...keyIds));
-    keyIds.forEach((keyId, i) => {
-      const at = Number(times[i]);
-      if (times[i] !== null && Number.isFinite(at)) found.set(keyId, at);
-    });
-    return found;
+  keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
+    return this.run(() => readKeyUses(this.redis, this.keys.lastUsed, keyIds));
   }
 
   async listPlans(): Promise<Plan[]> {

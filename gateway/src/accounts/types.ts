@@ -74,6 +74,23 @@ export interface KeyRoll {
   expiresAt: string;
   /** Now (ISO 8601, UTC): a key already expired at this time is not rolled. */
   at: string;
+  /** Roll only if the account's keys are still as the caller read them (see `AccountStore.addKey`). */
+  seen?: KeySetSeen;
+}
+
+/**
+ * What a caller saw of an account's keys when it checked the key limits: the id of its newest key
+ * (`newestKeyId`), '' when it had none. Any key added since makes it stale.
+ */
+export interface KeySetSeen {
+  newestKeyId: string;
+}
+
+/** The newest of an account's keys: the latest `createdAt`, then the greatest id ('' for none). The Redis store's scripts compare alike. */
+export function newestKeyId(keys: readonly Pick<ApiKeyRecord, 'id' | 'createdAt'>[]): string {
+  let newest: Pick<ApiKeyRecord, 'id' | 'createdAt'> | undefined;
+  for (const key of keys) if (!newest || key.createdAt > newest.createdAt || (key.createdAt === newest.createdAt && key.id > newest.id)) newest = key;
+  return newest?.id ?? '';
 }
 
 /**
@@ -156,7 +173,12 @@ export interface AccountStore {
   getAccount(id: string): Promise<Account | null>;
   updateAccount(account: Account): Promise<void>;
 
-  addKey(key: ApiKeyRecord): Promise<void>;
+  /**
+   * Adds the key. With `seen`, only if the account's newest key is still the one the caller saw,
+   * checked in the same atomic step as the write (KeySetChangedError otherwise): callers that
+   * enforce the key limits on several replicas at once cannot both pass them.
+   */
+  addKey(key: ApiKeyRecord, seen?: KeySetSeen): Promise<void>;
   getKey(id: string): Promise<ApiKeyRecord | null>;
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
   /**

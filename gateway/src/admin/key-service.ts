@@ -3,7 +3,8 @@ import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { AuditValues, NewAuditEntry } from '../audit/audit-log';
 import { KEY_ID_PATTERN, generateApiKey, hashApiKey, newKeyId } from '../keys/api-key';
 import { maskApiKey } from '../keys/masked-key';
-import { DEFAULT_KEY_ACCESS, type Account, type AccountStore, type ApiKeyRecord } from '../accounts/types';
+import { KeySetChangedError } from '../accounts/errors';
+import { DEFAULT_KEY_ACCESS, newestKeyId, type Account, type AccountStore, type ApiKeyRecord } from '../accounts/types';
 import type { KeyActivity, UsageLimiter } from './account-service';
 import { keyViewOf, type CreatedKey, type KeyView, type RolledKey } from './account-views';
 import { activeKeys, checkCreatedPerDay, revokedKeysToRemove, type KeyLimits } from './key-limits';
@@ -26,9 +27,30 @@ export interface KeyServiceDeps {
 }
 
 /**
+ * How often a key write is decided again after another replica changed the account's keys meanwhile:
+ * each round one writer wins, and once the limits are reached every writer is refused without writing.
+ */
+const KEY_WRITE_ATTEMPTS = 20;
+
+/**
+ * Runs `decide` (read the keys, check the limits, write with what was seen) again while the store
+ * answers that the account's keys changed between the read and the write.
+ */
+async function untilUnchanged<T>(decide: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await decide();
+    } catch (error) {
+      if (!(error instanceof KeySetChangedError) || attempt >= KEY_WRITE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
  * The key use cases of the account service (`AccountService` answers them through this): create,
  * roll, list, revoke, lift a ban, within the key limits. Key changes of one account run one at a
- * time in this process, so concurrent creations cannot all pass the caps.
+ * time in this process; across replicas the store writes a key only if the account's keys are as
+ * they were read (`AccountStore.addKey`'s `seen`), so concurrent creations cannot all pass the caps.
  */
 export class KeyService {
   private readonly keyWork = new Map<string, Promise<unknown>>();
@@ -50,21 +72,23 @@ export class KeyService {
       access,
       ...(expiresAt === undefined ? {} : { expiresAt: this.futureTime('expiresAt', expiresAt) }),
     };
-    return this.oneAtATime(account.id, async () => {
-      const keys = await this.deps.store.listKeys(account.id);
-      const now = this.deps.now();
-      await this.removeOldRevokedKeys(keys, now);
-      const isoNow = new Date(now).toISOString();
-      const { active } = this.deps.keyLimits;
-      if (activeKeys(keys, isoNow).length >= active) {
-        throw new ApiError('invalid_parameter', `Account ${account.id} already has ${active} active keys, the most an account may hold: revoke one it no longer uses first.`);
-      }
-      checkCreatedPerDay(account.id, keys, now, this.deps.keyLimits);
-      const { key, record } = this.newKey(account.id, settings, now);
-      await this.deps.store.addKey(record);
-      await this.deps.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
-      return this.created(key, record);
-    });
+    return this.oneAtATime(account.id, () =>
+      untilUnchanged(async () => {
+        const now = this.deps.now();
+        const keys = await this.removeOldRevokedKeys(await this.deps.store.listKeys(account.id), now);
+        const isoNow = new Date(now).toISOString();
+        const { active } = this.deps.keyLimits;
+        if (activeKeys(keys, isoNow).length >= active) {
+          throw new ApiError('invalid_parameter', `Account ${account.id} already has ${active} active keys, the most an account may hold: revoke one it no longer uses first.`);
+        }
+        checkCreatedPerDay(account.id, keys, now, this.deps.keyLimits);
+        const { key, record } = this.newKey(account.id, settings, now);
+        // Written only if no key was added since the list was read (on another replica, say).
+        await this.deps.store.addKey(record, { newestKeyId: newestKeyId(keys) });
+        await this.deps.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
+        return this.created(key, record);
+      }),
+    );
   }
 
   /**
@@ -81,12 +105,13 @@ export class KeyService {
     // A roll makes a key: it counts against the keys an account may create in a day (rolling the
     // replacement again and again would otherwise be a key factory), but not against the active
     // keys, since the old one is on its way out.
-    return this.oneAtATime(old.accountId, async () => {
+    return this.oneAtATime(old.accountId, () => untilUnchanged(async () => {
       const now = this.deps.now();
-      checkCreatedPerDay(old.accountId, await this.deps.store.listKeys(old.accountId), now, this.deps.keyLimits);
+      const keys = await this.deps.store.listKeys(old.accountId);
+      checkCreatedPerDay(old.accountId, keys, now, this.deps.keyLimits);
       const { key, record } = this.newKey(old.accountId, { ...(old.name === undefined ? {} : { name: old.name }), access: old.access ?? DEFAULT_KEY_ACCESS }, now);
       const expiresAt = new Date(now + grace * 1000).toISOString();
-      const rolled = await this.deps.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString() });
+      const rolled = await this.deps.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString(), seen: { newestKeyId: newestKeyId(keys) } });
       if (rolled.outcome !== 'rolled') throw notRollable(keyId, rolled);
       const { accountId } = record;
       await this.deps.record({ actor, action: 'key.created', target: record.id, accountId, before: null, after: { ...keyValues(record), rolledFrom: old.id } });
@@ -99,7 +124,7 @@ export class KeyService {
         after: { expiresAt: rolled.key.expiresAt ?? null, replacedBy: record.id },
       });
       return { ...this.created(key, record), replaces: { id: old.id, expiresAt: rolled.key.expiresAt! } };
-    });
+    }));
   }
 
   /** The account's keys, revoked ones included, oldest first, with when each was last used and any ban in force. */
@@ -124,7 +149,9 @@ export class KeyService {
     if (key.revokedAt === null) {
       await this.deps.record({ actor, action: 'key.revoked', target: key.id, accountId: key.accountId, before: { revokedAt: null }, after: { revokedAt: at } });
       // The revoked keys an account keeps stay bounded even if it never creates another.
-      await this.oneAtATime(key.accountId, async () => this.removeOldRevokedKeys(await this.deps.store.listKeys(key.accountId), this.deps.now()));
+      await this.oneAtATime(key.accountId, async () => {
+        await this.removeOldRevokedKeys(await this.deps.store.listKeys(key.accountId), this.deps.now());
+      });
     }
   }
 
@@ -133,8 +160,10 @@ export class KeyService {
    * (oldest revocations first). Housekeeping, not a change anyone made: no audit entry; the trail
    * keeps the key's creation and revocation.
    */
-  private async removeOldRevokedKeys(keys: readonly ApiKeyRecord[], now: number): Promise<void> {
-    for (const key of revokedKeysToRemove(keys, now, this.deps.keyLimits)) await this.deps.store.removeRevokedKey(key.id);
+  private async removeOldRevokedKeys(keys: readonly ApiKeyRecord[], now: number): Promise<ApiKeyRecord[]> {
+    const removed = new Set(revokedKeysToRemove(keys, now, this.deps.keyLimits).map((key) => key.id));
+    for (const id of removed) await this.deps.store.removeRevokedKey(id);
+    return keys.filter((key) => !removed.has(key.id));
   }
 
   /** Runs `work` after any earlier key work of the same account in this process has finished. */

@@ -1,0 +1,57 @@
+import { RedisAccountStore } from '../src/accounts/redis-account-store';
+import { AccountService } from '../src/admin/account-service';
+import { KEY_LIMITS, type KeyLimits } from '../src/admin/key-limits';
+import { MemoryAuditLog } from '../src/audit/audit-log';
+import { MemoryLimiter } from '../src/limits/memory-limiter';
+import { useRedis } from './support/redis';
+
+/**
+ * The key limits with several gateway replicas on one Redis: each replica runs one account's key
+ * changes one at a time, but two replicas at once used to pass the caps by one each (both read 9
+ * active keys, both wrote a 10th). The store now writes a key only if the account's keys are as the
+ * replica read them, and the replica that lost decides again.
+ */
+const redis = useRedis();
+const stores: RedisAccountStore[] = [];
+
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+});
+
+/** A gateway replica's account service over its own connection to the shared Redis. */
+async function replica(keyLimits: Partial<KeyLimits> = {}): Promise<AccountService> {
+  const store = await RedisAccountStore.connect(redis.url);
+  stores.push(store);
+  return new AccountService({ store, limiter: new MemoryLimiter({ threshold: 2, seconds: 900 }), audit: new MemoryAuditLog(), keyLimits });
+}
+
+describe('key limits across replicas sharing Redis', () => {
+  beforeEach(() => redis.reset());
+
+  it('when three replicas create keys for one account at once, then exactly the most active keys are made, the rest refused 400', async () => {
+    const replicas = [await replica(), await replica(), await replica()];
+    const { id } = await replicas[0]!.createAccount({ name: 'Acme', plan: 'free' });
+    const attempts = await Promise.allSettled(Array.from({ length: 15 }, (_, i) => replicas[i % replicas.length]!.createKey(id)));
+    const made = attempts.filter((attempt) => attempt.status === 'fulfilled');
+    const refused = attempts.filter((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected');
+    expect(made).toHaveLength(KEY_LIMITS.active);
+    expect(refused.map((attempt) => (attempt.reason as { status?: number }).status)).toEqual(Array(15 - KEY_LIMITS.active).fill(400));
+    expect(await replicas[1]!.listKeys(id)).toHaveLength(KEY_LIMITS.active);
+  });
+
+  it('when one replica rolls a key while another creates one, then together they stay within the keys an account may create in a day', async () => {
+    const limits = { createdPerDay: 2 };
+    const [a, b] = [await replica(limits), await replica(limits)];
+    // Ten accounts at once, each with one key made and room for one more today: a roll on one
+    // replica and a creation on the other, both asked at the same moment; one of the two is refused.
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const { id } = await a.createAccount({ name: 'Acme', plan: 'free' });
+        const first = await a.createKey(id);
+        const [rolled, created] = await Promise.allSettled([a.rollKey(first.id, { gracePeriodSeconds: 60 }), b.createKey(id)]);
+        return { made: [rolled, created].filter((outcome) => outcome.status === 'fulfilled').length, keys: (await a.listKeys(id)).length };
+      }),
+    );
+    expect(outcomes).toEqual(Array(10).fill({ made: 1, keys: 2 }));
+  });
+});
