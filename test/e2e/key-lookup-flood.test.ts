@@ -121,7 +121,12 @@ describe('a flood of minted keys beside a valid client on the same address', () 
     expect(statusCounts(customerReplies)).toEqual({ 200: customerReplies.length });
     // The flood: unknown keys, refused as anonymous (401 within the anonymous limit, then 429); no 5xx, nothing dropped.
     expect(Object.keys(floodStatuses).sort()).toEqual(['401', '429']);
-    expect(floodStatuses[401]).toBe(60);
+    // The anonymous limit (60 a minute) lets 60 through to their 401, once per minute the flood
+    // spans; on a machine loaded enough for Redis to miss the limiter's 250 ms deadline, the
+    // gateway counts in process meanwhile (ADR 0003's fallback) and may let one more minute's worth
+    // through. The exact limit is the rate-limit tests' concern; here, the flood stays refused.
+    expect(floodStatuses[401]).toBeGreaterThanOrEqual(60);
+    expect(floodStatuses[401]).toBeLessThanOrEqual(60 * (Math.ceil(seconds / 60) + 1));
     // The store: the client's look-up budget and one second of queue at once, then the queue's rate
     // (a few EVALs a second of ops flushes ride along).
     expect(peak).toBeLessThanOrEqual(LOOKUPS_PER_MINUTE + 2 * QUEUE_PER_SECOND + 20);
