@@ -143,4 +143,30 @@ describe('the hop to the pets-service', () => {
     expect(res.status).toBe(504);
     expect(served).toEqual([]);
   });
+
+  it('when the first replica refuses the connection and the next is frozen, then the read is cut short there (the one short try) and the third answers: 200', async () => {
+    const served: string[] = [];
+    const refused = await listen(net.createServer());
+    servers.pop()!.close(); // nothing listens there any more: connections are refused
+    const { gateway, key } = await gatewayOver([refused, await silentReplica(), await answeringReplica(served)], { UPSTREAM_TIMEOUT_MS: '5000', UPSTREAM_TRY_TIMEOUT_MS: '200' });
+    const started = Date.now();
+    const res = await request(gateway.publicApp).get('/v1/pets').set('Authorization', `Bearer ${key}`);
+    expect(res.status).toBe(200);
+    expect(served).toEqual(['GET /pets']);
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  it('when the only other replica is backing off, then a slow read is not cut short: it waits for its answer', async () => {
+    const refused = await listen(net.createServer());
+    servers.pop()!.close();
+    const slow = await listen(
+      http.createServer((req, res) => {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('[]'), 500);
+      }),
+    );
+    const { gateway, key } = await gatewayOver([refused, slow], { UPSTREAM_TIMEOUT_MS: '5000', UPSTREAM_TRY_TIMEOUT_MS: '200' });
+    // The first read learns that the first replica refuses connections, and goes to the slow one.
+    expect((await request(gateway.publicApp).get('/v1/pets').set('Authorization', `Bearer ${key}`)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await request(gateway.publicApp).get('/v1/pets').set('Authorization', `Bearer ${key}`)).status).toBe(200);
+  });
 });

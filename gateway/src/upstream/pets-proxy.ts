@@ -48,9 +48,11 @@ class Hop {
   bytesBefore = -1;
   timer: NodeJS.Timeout | undefined = undefined;
   /** When every try together runs out of time (the first try's start + timeoutMs). */
-  private deadline = 0;
+  readonly deadline: number;
   /** Whether a try was already cut short (at `tryTimeoutMs`) to go to another replica: once only. */
-  private shortTried = false;
+  shortTried = false;
+  /** When the try under way probes a replica back from a back-off: the end of its probe window (else 0). */
+  probeUntil = 0;
 
   constructor(
     readonly req: Request,
@@ -60,19 +62,24 @@ class Hop {
     readonly timeoutMs: number,
     /** 0 unless this request may go to another replica after a try timed out (see `PetsProxyOptions`). */
     private readonly tryTimeoutMs: number,
-    private readonly replicaCount: number,
-  ) {}
+    readonly replicas: ReplicaSet,
+  ) {
+    this.deadline = Date.now() + timeoutMs;
+  }
+
+  /** The time left for tries, ms (0: none, the request is answered 504 or 502 without another try). */
+  timeLeft(): number {
+    return Math.max(0, this.deadline - Date.now());
+  }
 
   pipe(upstream: ClientRequest): ClientRequest {
     this.upstream = upstream;
     this.bytesBefore = -1;
-    const now = Date.now();
-    if (this.deadline === 0) this.deadline = now + this.timeoutMs;
-    const left = Math.max(0, this.deadline - now);
-    // One short try at most: a second replica gets the rest of the time, so a slow but working
-    // service (a sick database answered 503 in a few seconds) is still heard from.
-    const shortTry = !this.shortTried && this.tryTimeoutMs > 0 && this.tryTimeoutMs < left && this.tried.size < this.replicaCount;
-    this.shortTried ||= shortTry;
+    const left = Math.max(0, this.deadline - Date.now());
+    // One short try at most, and only while another replica is there to take the request: a second
+    // replica gets the rest of the time, so a slow but working service (a sick database answered
+    // 503 in a few seconds) is still heard from, and a slow answer is not given up for nothing.
+    const shortTry = !this.shortTried && this.tryTimeoutMs > 0 && this.tryTimeoutMs < left && this.replicas.anotherAvailable(this.tried);
     this.timer = shortTry ? setTimeout(timeOut, this.tryTimeoutMs, this, TRY_TIMED_OUT) : setTimeout(timeOut, left, this, TIMED_OUT);
     if (this.body) upstream.end(this.body);
     else upstream.end();
@@ -99,6 +106,8 @@ function onClientClose(this: Response): void {
   if (this.writableFinished) return;
   const hop = hopOf(this);
   clearTimeout(hop.timer);
+  // Its outcome will never be known: a replica it was probing may take other requests again.
+  if (hop.replica && !this.headersSent) hop.replicas.abandoned(hop.replica, hop.probeUntil);
   hop.upstream?.destroy();
 }
 
@@ -164,6 +173,7 @@ export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttem
       replicas.failed(replica);
       onAttempt?.(replica, kind);
       const repeatable = isRepeatable(req.method);
+      if (error.code === TRY_TIMED_OUT) hop.shortTried = true;
       if (kind === 'timeout' ? error.code === TRY_TIMED_OUT && attempt(hop) : (!hop.mayHaveBeenSent(kind) || repeatable) && attempt(hop)) return;
       req.log.warn({ err: error, upstream: replica.url }, kind === 'timeout' ? 'upstream timed out' : 'upstream unreachable');
       hop.next(
@@ -188,8 +198,11 @@ export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttem
 
   /** The next untried replica, or false when every one has been tried. */
   const attempt = (hop: Hop): boolean => {
-    const replica = replicas.pick(hop.tried);
+    if (hop.tried.size > 0 && hop.timeLeft() === 0) return false;
+    // A replica back from a back-off is probed by a request that is safe to send again.
+    const replica = replicas.pick(hop.tried, isRepeatable(hop.req.method));
     if (!replica) return false;
+    hop.probeUntil = replica.probeUntil;
     hop.tried.add(replica);
     hop.replica = replica;
     hop.upstream = undefined;
@@ -198,7 +211,7 @@ export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttem
   };
 
   return (req, res, next, body) => {
-    const hop = new Hop(req, res, next, body, timeoutMs, isRepeatable(req.method) ? tryTimeoutMs : 0, replicas.replicas.length);
+    const hop = new Hop(req, res, next, body, timeoutMs, isRepeatable(req.method) ? tryTimeoutMs : 0, replicas);
     res.locals.hop = hop;
     res.once('close', onClientClose);
     if (!attempt(hop)) next(new ApiError('bad_gateway', 'The pets-service could not be reached.'));

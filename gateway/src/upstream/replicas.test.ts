@@ -73,4 +73,31 @@ describe('ReplicaSet', () => {
     s.succeeded(b);
     expect(toB(4)).toBe(2);
   });
+
+  it('when a request is not safe to repeat, then it does not probe a replica back from its back-off while a healthy one is left', () => {
+    const s = new ReplicaSet(['http://a:1', 'http://b:2'], { backoffMs: 100, probeMs: 1_000, now: () => now });
+    const b = s.replicas[1]!;
+    s.failed(b);
+    now += 100;
+    const posts = Array.from({ length: 4 }, () => s.pick(undefined, false)!.url);
+    expect(posts).toEqual(Array(4).fill('http://a:1'));
+    // With the healthy one tried already, it goes to the recovering one (and probes it).
+    expect(s.pick(new Set([s.replicas[0]!]), false)).toBe(b);
+    expect(s.isAvailable(b)).toBe(false);
+  });
+
+  it('when a probe is given up by its client, then the next request may probe; a failure or success learnt meanwhile stands', () => {
+    const s = new ReplicaSet(['http://a:1', 'http://b:2'], { backoffMs: 100, probeMs: 1_000, now: () => now });
+    const b = s.replicas[1]!;
+    s.failed(b);
+    now += 100;
+    expect(s.pick(new Set([s.replicas[0]!]))).toBe(b);
+    const probeUntil = b.probeUntil;
+    expect(s.anotherAvailable(new Set([s.replicas[0]!]))).toBe(false);
+    s.abandoned(b, probeUntil);
+    expect(s.anotherAvailable(new Set([s.replicas[0]!]))).toBe(true);
+    s.failed(b);
+    s.abandoned(b, probeUntil); // an old probe's client leaving changes nothing now
+    expect(s.isAvailable(b)).toBe(false);
+  });
 });

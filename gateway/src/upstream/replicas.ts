@@ -23,6 +23,8 @@ export interface Replica {
   unavailableUntil: number;
   /** Consecutive failures, for the back-off. */
   failures: number;
+  /** While a request probes it after a back-off: when that probe's window ends (else 0). */
+  probeUntil: number;
 }
 
 export interface ReplicaSetOptions {
@@ -63,34 +65,63 @@ export class ReplicaSet {
     this.now = now;
   }
 
-  /** The next replica to try, never one of `tried`; undefined when every replica has been tried. */
-  pick(tried?: ReadonlySet<Replica>): Replica | undefined {
+  /**
+   * The next replica to try, never one of `tried`; undefined when every replica has been tried.
+   * `mayProbe` false (a request not safe to repeat): a replica back from a back-off is given it only
+   * when no healthy one is left.
+   */
+  pick(tried?: ReadonlySet<Replica>, mayProbe = true): Replica | undefined {
     const count = this.replicas.length;
     const now = this.now();
     let soonest: Replica | undefined;
+    let recovering: Replica | undefined;
     for (let i = 0; i < count; i++) {
       const replica = this.replicas[(this.next + i) % count]!;
       if (tried?.has(replica)) continue;
       if (replica.unavailableUntil <= now) {
+        if (replica.failures > 0 && !mayProbe) {
+          recovering ??= replica;
+          continue;
+        }
         this.next = (this.next + i + 1) % count;
-        // Back from a back-off: this request probes it; the others wait for its outcome.
-        if (replica.failures > 0) replica.unavailableUntil = now + this.probeMs;
-        return replica;
+        return this.probed(replica, now);
       }
       if (!soonest || replica.unavailableUntil < soonest.unavailableUntil) soonest = replica;
     }
-    return soonest;
+    return recovering ? this.probed(recovering, now) : soonest;
+  }
+
+  /** Back from a back-off: this request probes it; the others pass it by until its outcome is known. */
+  private probed(replica: Replica, now: number): Replica {
+    if (replica.failures > 0) replica.unavailableUntil = replica.probeUntil = now + this.probeMs;
+    return replica;
+  }
+
+  /** Whether a replica other than `tried` may take a request now (not backing off, not being probed). */
+  anotherAvailable(tried: ReadonlySet<Replica>): boolean {
+    const now = this.now();
+    return this.replicas.some((replica) => !tried.has(replica) && replica.unavailableUntil <= now);
+  }
+
+  /**
+   * The probe of `replica` (made when its window ended at `probeUntil`) was given up by its client
+   * before any answer: the next request may probe, unless something else was learnt meanwhile.
+   */
+  abandoned(replica: Replica, probeUntil: number): void {
+    if (probeUntil > 0 && replica.probeUntil === probeUntil && replica.unavailableUntil === probeUntil) replica.unavailableUntil = this.now();
   }
 
   succeeded(replica: Replica): void {
     replica.failures = 0;
     replica.unavailableUntil = 0;
+    replica.probeUntil = 0;
   }
 
   failed(replica: Replica): void {
     replica.failures += 1;
     const backoff = Math.min(this.backoffMs * 2 ** (replica.failures - 1), this.maxBackoffMs);
     replica.unavailableUntil = this.now() + backoff;
+    replica.probeUntil = 0;
   }
 
   isAvailable(replica: Replica): boolean {
@@ -125,5 +156,6 @@ function replicaOf(base: string): Replica {
     target: { protocol, hostname, host: url.host, port, path: basePath },
     unavailableUntil: 0,
     failures: 0,
+    probeUntil: 0,
   };
 }
