@@ -46,9 +46,9 @@ describe('RedisAccountStore on Redis Cluster specifics', () => {
       await store.setPlan({ name: 'pro', perMinute: 1, perDay: 2 });
       const owner = await cluster.nodeForKey('{gw}:plans');
       const counts = await Promise.all(cluster.nodes.map((node) => node.client.dbsize()));
-      // 5 accounts × (account, key set, key, hash index) + plans + the listing indexes (creation order,
-      // the plan's, search), all on the owner of {gw}'s slot.
-      expect(counts).toEqual(cluster.nodes.map((node) => (node === owner ? 24 : 0)));
+      // 5 accounts × (account, key set, key-set version, key, hash index) + plans + the listing
+      // indexes (creation order, the plan's, search), all on the owner of {gw}'s slot.
+      expect(counts).toEqual(cluster.nodes.map((node) => (node === owner ? 29 : 0)));
     } finally {
       await store.close();
     }

@@ -51,6 +51,7 @@ describe('RedisAccountStore specifics', () => {
     expect(keys.sort()).toEqual(
       [
         `{gw}:account:${accountId}`,
+        `{gw}:account:${accountId}:key-version`,
         `{gw}:account:${accountId}:keys`,
         `{gw}:key:${keyId}`,
         `{gw}:keyhash:${hashApiKey(key)}`,

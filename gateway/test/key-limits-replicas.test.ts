@@ -1,8 +1,10 @@
+import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
 import { AccountService } from '../src/admin/account-service';
 import { KEY_LIMITS, type KeyLimits } from '../src/admin/key-limits';
 import { MemoryAuditLog } from '../src/audit/audit-log';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
+import { aKey } from './support/account-records';
 import { useRedis } from './support/redis';
 
 /**
@@ -53,5 +55,19 @@ describe('key limits across replicas sharing Redis', () => {
       }),
     );
     expect(outcomes).toEqual(Array(10).fill({ made: 1, keys: 2 }));
+  });
+
+  it('when other replicas keep adding keys between every read and write, then the creation gives up with 503 service_unavailable and Retry-After, not a 500', async () => {
+    /** A store where another replica's key lands right after each reading of the account's keys. */
+    class BusyStore extends MemoryAccountStore {
+      override async listKeys(accountId: string) {
+        const keys = await super.listKeys(accountId);
+        await super.addKey(aKey(accountId));
+        return keys;
+      }
+    }
+    const accounts = new AccountService({ store: new BusyStore(), limiter: new MemoryLimiter({ threshold: 2, seconds: 900 }), audit: new MemoryAuditLog(), keyLimits: { active: 1_000, createdPerDay: 1_000 } });
+    const { id } = await accounts.createAccount({ name: 'Acme', plan: 'free' });
+    await expect(accounts.createKey(id)).rejects.toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '1' } });
   });
 });

@@ -17,7 +17,6 @@ import {
   type Plan,
   type PlanName,
   type RollOutcome,
-  newestKeyId,
 } from './types';
 
 /**
@@ -29,6 +28,8 @@ export class MemoryAccountStore implements AccountStore {
   private readonly accounts = new Map<string, Account>();
   private readonly keys = new Map<string, ApiKeyRecord>();
   private readonly keyIdByHash = new Map<string, string>();
+  /** Keys ever added per account: `AccountStore.keySetVersion`. */
+  private readonly keySetVersions = new Map<string, number>();
   private readonly plans = new Map<PlanName, Plan>(BUILT_IN_PLANS.map((plan) => [plan.name, { ...plan }]));
   private readonly listeners = new ChangeListeners();
   /** Every account's order key (see `orderKeyOf`), kept sorted: the creation order listings page through. */
@@ -73,6 +74,7 @@ export class MemoryAccountStore implements AccountStore {
     if (this.keyIdByHash.has(key.hash)) throw new StoreConflictError('a key with this hash already exists');
     this.keys.set(key.id, { ...key });
     this.keyIdByHash.set(key.hash, key.id);
+    this.keySetVersions.set(key.accountId, (this.keySetVersions.get(key.accountId) ?? 0) + 1);
     this.emit({ type: 'key-added', keyId: key.id, hash: key.hash });
   }
 
@@ -94,16 +96,16 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    return sortKeys(this.keysOf(accountId).map((key) => ({ ...key })));
+    return sortKeys([...this.keys.values()].filter((key) => key.accountId === accountId).map((key) => ({ ...key })));
   }
 
-  private keysOf(accountId: string): ApiKeyRecord[] {
-    return [...this.keys.values()].filter((key) => key.accountId === accountId);
+  async keySetVersion(accountId: string): Promise<number> {
+    return this.keySetVersions.get(accountId) ?? 0;
   }
 
   /** KeySetChangedError when `seen` is given and stale (see `AccountStore.addKey`). */
   private checkSeen(accountId: string, seen: KeySetSeen | undefined): void {
-    if (seen && newestKeyId(this.keysOf(accountId)) !== seen.newestKeyId) throw new KeySetChangedError(accountId);
+    if (seen && (this.keySetVersions.get(accountId) ?? 0) !== seen.version) throw new KeySetChangedError(accountId);
   }
 
   async revokeKey(id: string, at: string): Promise<boolean> {

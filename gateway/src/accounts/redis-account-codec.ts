@@ -106,7 +106,7 @@ export function parseChangeEvent(message: string): ChangeEvent | null {
   }
 }
 
-/** The scripts' arguments for a write conditional on `seen` (KEY_SET_CHANGED in redis-account-scripts.ts); `keyPrefix` is a key record's name before its id. */
-export function seenArgs(seen: KeySetSeen | undefined, keyPrefix: string): [check: string, newestKeyId: string, keyPrefix: string] {
-  return [seen ? '1' : '0', seen?.newestKeyId ?? '', keyPrefix];
+/** The scripts' arguments for a write conditional on `seen` (KEY_SET_CHANGED in redis-account-scripts.ts). */
+export function seenArgs(seen: KeySetSeen | undefined): [check: string, version: string] {
+  return [seen ? '1' : '0', String(seen?.version ?? 0)];
 }

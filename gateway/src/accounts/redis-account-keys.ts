@@ -10,6 +10,8 @@ import type { PlanName } from './types';
  *   and reads as the field's default)
  * - `{gw}:keyhash:<sha>` string: the key id, the index authentication uses
  * - `{gw}:account:<id>:keys` set: the ids of the account's keys
+ * - `{gw}:account:<id>:key-version` string: how many keys were ever added to the account (the
+ *   key-set version writes are conditional on; absent reads as 0)
  * - `{gw}:plans`         hash: plan name → JSON `{perMinute, perDay}`, only for plans changed by `setPlan`
  * - `{gw}:accounts:created` sorted set, all scores 0, members `orderKeyOf(account)`: every account in
  *   creation order, paged with ZRANGEBYLEX (the listing's index)
@@ -61,6 +63,10 @@ export class RedisAccountKeys {
   /** The account key set's name before and after the account id, for a script that reads the id itself. */
   accountKeysAround(): [string, string] {
     return [this.named('account:'), ':keys'];
+  }
+
+  keySetVersion(accountId: string): string {
+    return this.named(`account:${accountId}:key-version`);
   }
 
   keyHash(hash: string): string {

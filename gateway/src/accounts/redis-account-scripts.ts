@@ -69,32 +69,27 @@ end
 return 1`;
 
 /**
- * Lua: whether the account's newest key (the latest createdAt, then the greatest id; '' for none,
- * as `newestKeyId` in types.ts) is not the one the caller saw. `check` is '1' to compare, '0' when
- * the caller saw nothing; `keyPrefix` is a key record's name before its id.
+ * Lua: whether the account's key-set version (KEYS[versionKey]: keys ever added, as
+ * `AccountStore.keySetVersion`) is not the one the caller read. `check` is '1' to compare, '0' when
+ * the caller read none. A write that goes ahead INCRs the version.
  */
 const KEY_SET_CHANGED = `
-local function keySetChanged(keySet, check, seenNewest, keyPrefix)
-  if check ~= '1' then return false end
-  local newestId, newestAt = '', ''
-  for _, id in ipairs(redis.call('SMEMBERS', keySet)) do
-    local at = redis.call('HGET', keyPrefix .. id, 'createdAt') or ''
-    if newestId == '' or at > newestAt or (at == newestAt and id > newestId) then newestId, newestAt = id, at end
-  end
-  return newestId ~= seenNewest
+local function keySetChanged(versionKey, check, seenVersion)
+  return check == '1' and (redis.call('GET', versionKey) or '0') ~= seenVersion
 end
 `;
 
-// KEYS: key hash, hash index, the account's key set. ARGV: channel, event, key id, the seen check
-// ('1' or '0'), the newest key id seen, a key record's name before its id, field/value pairs.
+// KEYS: key hash, hash index, the account's key set, its key-set version. ARGV: channel, event, key
+// id, the seen check ('1' or '0'), the version seen, field/value pairs.
 // Returns 1, or 0 (the id exists), -1 (the hash exists), -2 (the account's keys changed).
 export const ADD_KEY = `${KEY_SET_CHANGED}
-if keySetChanged(KEYS[3], ARGV[4], ARGV[5], ARGV[6]) then return -2 end
+if keySetChanged(KEYS[4], ARGV[4], ARGV[5]) then return -2 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 redis.call('SET', KEYS[2], ARGV[3])
 redis.call('SADD', KEYS[3], ARGV[3])
+redis.call('INCR', KEYS[4])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1`;
 
@@ -121,9 +116,9 @@ redis.call('HDEL', KEYS[2], ARGV[2])
 redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[2], hash = hash }))
 return 1`;
 
-// KEYS: the old key's hash, the replacement's hash, its hash index entry, the account's key set.
-// ARGV: channel, now (ISO), the old key's new expiry (ISO), the replacement's id, the replacement's
-// event, the old key's id, the seen check and newest key id seen and key name prefix (as ADD_KEY's),
+// KEYS: the old key's hash, the replacement's hash, its hash index entry, the account's key set, its
+// key-set version. ARGV: channel, now (ISO), the old key's new expiry (ISO), the replacement's id,
+// the replacement's event, the old key's id, the seen check and the version seen (as ADD_KEY's),
 // the replacement's field/value pairs. ISO times in UTC as toISOString writes them compare as
 // strings. Returns {outcome}: 'rolled', or why not ('unknown', 'revoked', 'replaced', 'expired'), or
 // 'id', 'hash' or 'account' when the replacement collides with a key or belongs to another account,
@@ -138,12 +133,13 @@ if old[4] and old[4] ~= '' and old[4] <= ARGV[2] then return {'expired'} end
 if redis.call('EXISTS', KEYS[2]) == 1 then return {'id'} end
 if redis.call('EXISTS', KEYS[3]) == 1 then return {'hash'} end
 local fields = {}
-for i = 10, #ARGV, 2 do fields[ARGV[i]] = ARGV[i + 1] end
+for i = 9, #ARGV, 2 do fields[ARGV[i]] = ARGV[i + 1] end
 if fields['accountId'] ~= old[5] then return {'account'} end
-if keySetChanged(KEYS[4], ARGV[7], ARGV[8], ARGV[9]) then return {'changed'} end
-redis.call('HSET', KEYS[2], unpack(ARGV, 10))
+if keySetChanged(KEYS[5], ARGV[7], ARGV[8]) then return {'changed'} end
+redis.call('HSET', KEYS[2], unpack(ARGV, 9))
 redis.call('SET', KEYS[3], ARGV[4])
 redis.call('SADD', KEYS[4], ARGV[4])
+redis.call('INCR', KEYS[5])
 local expiresAt = ARGV[3]
 if old[4] and old[4] ~= '' and old[4] < expiresAt then expiresAt = old[4] end
 redis.call('HSET', KEYS[1], 'expiresAt', expiresAt, 'replacedBy', ARGV[4])

@@ -122,14 +122,15 @@ export class RedisAccountStore implements AccountStore {
     const added = await this.run(() =>
       this.redis.eval(
         ADD_KEY,
-        3,
+        4,
         this.keys.key(key.id),
         this.keys.keyHash(key.hash),
         this.keys.accountKeys(key.accountId),
+        this.keys.keySetVersion(key.accountId),
         this.channel,
         eventJson({ type: 'key-added', keyId: key.id, hash: key.hash }),
         key.id,
-        ...seenArgs(seen, this.keys.key('')),
+        ...seenArgs(seen),
         ...keyFields(key),
       ),
     );
@@ -138,6 +139,10 @@ export class RedisAccountStore implements AccountStore {
     if (added === -1) throw new StoreConflictError('a key with this hash already exists');
   }
 
+
+  async keySetVersion(accountId: string): Promise<number> {
+    return Number((await this.run(() => this.redis.get(this.keys.keySetVersion(accountId)))) ?? 0);
+  }
 
   async getKey(id: string): Promise<ApiKeyRecord | null> {
     const fields = await this.run(() => this.redis.hgetall(this.keys.key(id)));
@@ -185,18 +190,19 @@ export class RedisAccountStore implements AccountStore {
     const reply = (await this.run(() =>
       this.redis.eval(
         ROLL_KEY,
-        4,
+        5,
         this.keys.key(keyId),
         this.keys.key(replacement.id),
         this.keys.keyHash(replacement.hash),
         this.keys.accountKeys(replacement.accountId),
+        this.keys.keySetVersion(replacement.accountId),
         this.channel,
         at,
         expiresAt,
         replacement.id,
         eventJson({ type: 'key-added', keyId: replacement.id, hash: replacement.hash }),
         keyId,
-        ...seenArgs(seen, this.keys.key('')),
+        ...seenArgs(seen),
         ...keyFields(replacement),
       ),
     )) as [string];
@@ -213,11 +219,11 @@ export class RedisAccountStore implements AccountStore {
   }
 
   recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void> {
-    return this.run(() => writeKeyUses(this.redis, this.keys.lastUsed, uses));
+    return writeKeyUses((command) => this.run(command), this.redis, this.keys.lastUsed, uses);
   }
 
   keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>> {
-    return this.run(() => readKeyUses(this.redis, this.keys.lastUsed, keyIds));
+    return readKeyUses((command) => this.run(command), this.redis, this.keys.lastUsed, keyIds);
   }
 
   async listPlans(): Promise<Plan[]> {

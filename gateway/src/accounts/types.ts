@@ -79,18 +79,11 @@ export interface KeyRoll {
 }
 
 /**
- * What a caller saw of an account's keys when it checked the key limits: the id of its newest key
- * (`newestKeyId`), '' when it had none. Any key added since makes it stale.
+ * What a caller saw of an account's keys when it checked the key limits: the account's key-set
+ * version (`AccountStore.keySetVersion`), read before the keys. Any key added since makes it stale.
  */
 export interface KeySetSeen {
-  newestKeyId: string;
-}
-
-/** The newest of an account's keys: the latest `createdAt`, then the greatest id ('' for none). The Redis store's scripts compare alike. */
-export function newestKeyId(keys: readonly Pick<ApiKeyRecord, 'id' | 'createdAt'>[]): string {
-  let newest: Pick<ApiKeyRecord, 'id' | 'createdAt'> | undefined;
-  for (const key of keys) if (!newest || key.createdAt > newest.createdAt || (key.createdAt === newest.createdAt && key.id > newest.id)) newest = key;
-  return newest?.id ?? '';
+  version: number;
 }
 
 /**
@@ -174,11 +167,14 @@ export interface AccountStore {
   updateAccount(account: Account): Promise<void>;
 
   /**
-   * Adds the key. With `seen`, only if the account's newest key is still the one the caller saw,
-   * checked in the same atomic step as the write (KeySetChangedError otherwise): callers that
-   * enforce the key limits on several replicas at once cannot both pass them.
+   * Adds the key, and counts one more in the account's key-set version. With `seen`, only if that
+   * version is still the one the caller read, checked in the same atomic step as the write
+   * (KeySetChangedError otherwise): callers that enforce the key limits on several replicas at once
+   * cannot both pass them. A counter, not the keys' times: those come from each replica's clock.
    */
   addKey(key: ApiKeyRecord, seen?: KeySetSeen): Promise<void>;
+  /** How many keys were ever added to the account (creations and rolls' replacements); 0 for none. */
+  keySetVersion(accountId: string): Promise<number>;
   getKey(id: string): Promise<ApiKeyRecord | null>;
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
   /**

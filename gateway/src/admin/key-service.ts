@@ -1,10 +1,10 @@
-import { ApiError } from '../../../shared/src/errors';
+import { ApiError, serviceUnavailable } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { AuditValues, NewAuditEntry } from '../audit/audit-log';
 import { KEY_ID_PATTERN, generateApiKey, hashApiKey, newKeyId } from '../keys/api-key';
 import { maskApiKey } from '../keys/masked-key';
 import { KeySetChangedError } from '../accounts/errors';
-import { DEFAULT_KEY_ACCESS, newestKeyId, type Account, type AccountStore, type ApiKeyRecord } from '../accounts/types';
+import { DEFAULT_KEY_ACCESS, type Account, type AccountStore, type ApiKeyRecord } from '../accounts/types';
 import type { KeyActivity, UsageLimiter } from './account-service';
 import { keyViewOf, type CreatedKey, type KeyView, type RolledKey } from './account-views';
 import { activeKeys, checkCreatedPerDay, revokedKeysToRemove, type KeyLimits } from './key-limits';
@@ -41,7 +41,9 @@ async function untilUnchanged<T>(decide: () => Promise<T>): Promise<T> {
     try {
       return await decide();
     } catch (error) {
-      if (!(error instanceof KeySetChangedError) || attempt >= KEY_WRITE_ATTEMPTS) throw error;
+      if (!(error instanceof KeySetChangedError)) throw error;
+      // Other replicas kept winning: a moment later this one will not (no bug, no 500).
+      if (attempt >= KEY_WRITE_ATTEMPTS) throw serviceUnavailable("The account's keys are being changed elsewhere at this moment; try again in a second.");
     }
   }
 }
@@ -75,6 +77,8 @@ export class KeyService {
     return this.oneAtATime(account.id, () =>
       untilUnchanged(async () => {
         const now = this.deps.now();
+        // The version first: a key added after it was read makes the write below refused.
+        const seen = { version: await this.deps.store.keySetVersion(account.id) };
         const keys = await this.removeOldRevokedKeys(await this.deps.store.listKeys(account.id), now);
         const isoNow = new Date(now).toISOString();
         const { active } = this.deps.keyLimits;
@@ -84,7 +88,7 @@ export class KeyService {
         checkCreatedPerDay(account.id, keys, now, this.deps.keyLimits);
         const { key, record } = this.newKey(account.id, settings, now);
         // Written only if no key was added since the list was read (on another replica, say).
-        await this.deps.store.addKey(record, { newestKeyId: newestKeyId(keys) });
+        await this.deps.store.addKey(record, seen);
         await this.deps.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
         return this.created(key, record);
       }),
@@ -107,11 +111,11 @@ export class KeyService {
     // keys, since the old one is on its way out.
     return this.oneAtATime(old.accountId, () => untilUnchanged(async () => {
       const now = this.deps.now();
-      const keys = await this.deps.store.listKeys(old.accountId);
-      checkCreatedPerDay(old.accountId, keys, now, this.deps.keyLimits);
+      const seen = { version: await this.deps.store.keySetVersion(old.accountId) };
+      checkCreatedPerDay(old.accountId, await this.deps.store.listKeys(old.accountId), now, this.deps.keyLimits);
       const { key, record } = this.newKey(old.accountId, { ...(old.name === undefined ? {} : { name: old.name }), access: old.access ?? DEFAULT_KEY_ACCESS }, now);
       const expiresAt = new Date(now + grace * 1000).toISOString();
-      const rolled = await this.deps.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString(), seen: { newestKeyId: newestKeyId(keys) } });
+      const rolled = await this.deps.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString(), seen });
       if (rolled.outcome !== 'rolled') throw notRollable(keyId, rolled);
       const { accountId } = record;
       await this.deps.record({ actor, action: 'key.created', target: record.id, accountId, before: null, after: { ...keyValues(record), rolledFrom: old.id } });
