@@ -34,6 +34,9 @@ describe('emails', () => {
     ['262 characters long', `${'a'.repeat(250)}@example.com`, 'longer than 254'],
     ['Latin with a Cyrillic look-alike', 'v\u0456ctim@example.com', 'mixes letters of different alphabets (Latin and Cyrillic)'],
     ['Latin with a Greek look-alike', 'r\u03bfot@example.com', 'mixes letters of different alphabets (Latin and Greek)'],
+    ['Latin with a Coptic look-alike', 'vi\u2c9fla@example.com', 'mixes letters of different alphabets (Latin and Coptic)'],
+    ['only Cyrillic letters that print as Latin (alice)', '\u0430\u04cf\u0456\u0441\u0435@example.com', 'written in Cyrillic letters that all look like Latin ones'],
+    ['only Greek letters that print as Latin (nikos without the final s)', '\u03bd\u03b9\u03ba\u03bf@example.com', 'written in Greek letters that all look like Latin ones'],
   ])('when the email is %s, then it is refused saying so', (_label, raw, message) => {
     const checked = checkEmail(raw);
     expect(checked.ok).toBe(false);

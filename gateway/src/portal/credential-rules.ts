@@ -25,7 +25,18 @@ const ONLY_BLANK = /^[\s\p{Z}\p{Cc}\p{Cf}]*$/u;
  * these): a Cyrillic `і` or a Greek `ο` inside Latin letters prints as the Latin address. Each
  * letter of another script (CJK, Arabic…) cannot pass for a Latin one, so those may mix.
  */
-const LOOK_ALIKE_SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Cherokee'].map((script) => ({ script, letter: new RegExp(`\\p{Script=${script}}`, 'u') }));
+const LOOK_ALIKE_SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Cherokee', 'Coptic', 'Lisu', 'Canadian_Aboriginal'].map((script) => ({
+  script,
+  letter: new RegExp(`\\p{Script=${script}}`, 'u'),
+}));
+/**
+ * Lower-case letters of other alphabets that print as Latin ones (after Chromium's whole-script
+ * confusable lists for IDN): a word made only of them (Cyrillic `аӏісе`) prints as a Latin word.
+ */
+const LATIN_LOOK_ALIKES: Record<string, RegExp> = {
+  Cyrillic: /^[аысԁеԍһіюјӏорԗԛѕԝхуъьҽпгѵѡ]+$/u,
+  Greek: /^[αικνορτυχ]+$/u,
+};
 
 /**
  * The one form an email is kept and looked up in, so that addresses that print alike are one
@@ -55,7 +66,8 @@ export function canonicalEmail(raw: string): Checked<string> {
  * An email a new account may have: its canonical form, and a local part whose letters come from one
  * of the alphabets that pass for one another, so `vіctim@…` with a Cyrillic `і` is not a second
  * account printing as `victim@…` (the domain needs no such rule: a non-ASCII domain is kept, and
- * listed, as `xn--…`). A whole word in another alphabet (`иван@…`) is fine.
+ * listed, as `xn--…`), nor a word made only of letters that print as Latin ones (Cyrillic
+ * `аӏісе@…` for `alice@…`). A word in another alphabet (`иван@…`) is fine.
  */
 export function checkEmail(raw: string): Checked<string> {
   const canonical = canonicalEmail(raw);
@@ -64,6 +76,11 @@ export function checkEmail(raw: string): Checked<string> {
   const scripts = LOOK_ALIKE_SCRIPTS.filter(({ letter }) => letter.test(localPart)).map(({ script }) => script);
   if (scripts.length > 1) {
     return { ok: false, message: `The part of the email address before @ mixes letters of different alphabets (${scripts.join(' and ')}) that look alike: type it in one alphabet.` };
+  }
+  const [script] = scripts;
+  const letters = localPart.replace(/\P{L}/gu, '');
+  if (script && LATIN_LOOK_ALIKES[script]?.test(letters)) {
+    return { ok: false, message: `The part of the email address before @ is written in ${script} letters that all look like Latin ones: type the address in Latin letters.` };
   }
   return canonical;
 }
