@@ -3,9 +3,8 @@ import { signInternalToken } from '../../shared/src/internal-token';
 import type { Pet } from '../../shared/src/pets';
 import { startPetsReplicas, type PetsReplicas } from '../helpers/pets-replicas';
 import { createTestDatabase, describeIfPostgres, type TestDatabase } from '../helpers/postgres';
-import { sleep, waitFor } from '../helpers/ports';
 import { TEST_SECRET, createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
-import { call, statusCounts, type Reply } from '../helpers/traffic';
+import { call, readsAcrossKill, statusCounts } from '../helpers/traffic';
 
 const headers = () => ({ authorization: `Bearer ${signInternalToken(TEST_SECRET, { issuer: 'gateway', subject: 'account-1' })}`, 'content-type': 'application/json' });
 
@@ -124,21 +123,7 @@ describeIfPostgres()('two pets-service replicas on one PostgreSQL database', () 
 
       // Reads only while the replica dies: a create already sent to it cannot be sent again safely
       // (the gateway re-sends only what never reached a replica, and GET/HEAD after a reset).
-      let stop = false;
-      const replies: Reply[] = [];
-      const load = Promise.all(
-        Array.from({ length: 8 }, async () => {
-          while (!stop) replies.push(await call(`${gateway.url}/v1/pets?limit=5`, { key }));
-        }),
-      );
-      // Phases last until they have enough answers (a loaded machine gives fewer in a fixed time).
-      await waitFor(() => replies.length >= 25, 10_000, '25 answers before the kill');
-      await pair.replicas[1]!.process.stop('SIGKILL');
-      const atKill = replies.length;
-      await sleep(700);
-      await waitFor(() => replies.length >= atKill + 26, 10_000, '26 answers after the kill');
-      stop = true;
-      await load;
+      const replies = await readsAcrossKill(`${gateway.url}/v1/pets?limit=5`, key, () => pair.replicas[1]!.process.stop('SIGKILL'));
       expect(statusCounts(replies)).toEqual({ 200: replies.length });
       expect(replies.length).toBeGreaterThan(50);
 

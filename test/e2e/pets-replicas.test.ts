@@ -2,7 +2,7 @@ import path from 'node:path';
 import { sleep, waitFor } from '../helpers/ports';
 import { COMPILED, ServiceProcess, spawnOnFreePorts } from '../helpers/processes';
 import { createAccountWithKey, startSystem, TEST_ADMIN_TOKEN, TEST_SECRET, type GatewayHandle, type SystemHandle } from '../helpers/system';
-import { call, statusCounts } from '../helpers/traffic';
+import { call, readsAcrossKill, readsDuring, statusCounts } from '../helpers/traffic';
 
 /** A second pets-service on the system's own database file (SQLite in WAL mode serves several processes on one machine). */
 async function startPetsReplica(system: SystemHandle, port?: number): Promise<{ process: ServiceProcess; url: string; port: number }> {
@@ -71,21 +71,7 @@ describe('several pets-service replicas behind one gateway (PETS_URL list)', () 
   });
 
   it('when one replica is killed under load, then no client request fails, and it is left out until it answers again', async () => {
-    let stop = false;
-    const replies: Array<{ status: number }> = [];
-    const load = Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (!stop) replies.push(await call(`${gateway.url}/v1/pets?limit=5`, { key }));
-      }),
-    );
-    // Phases last until they have enough answers (a loaded machine gives fewer in a fixed time).
-    await waitFor(() => replies.length >= 25, 10_000, '25 answers before the kill');
-    await second.process.stop('SIGKILL');
-    const atKill = replies.length;
-    await sleep(700);
-    await waitFor(() => replies.length >= atKill + 26, 10_000, '26 answers after the kill');
-    stop = true;
-    await load;
+    const replies = await readsAcrossKill(`${gateway.url}/v1/pets?limit=5`, key, () => second.process.stop('SIGKILL'));
     expect(statusCounts(replies)).toEqual({ 200: replies.length });
     expect(replies.length).toBeGreaterThan(50);
     expect(await available(gateway, second.url)).toBe(0);
@@ -97,26 +83,19 @@ describe('several pets-service replicas behind one gateway (PETS_URL list)', () 
   });
 
   it('when one replica is frozen under load (SIGSTOP: it accepts connections, never answers), then every read gets 200 within about UPSTREAM_TRY_TIMEOUT_MS, and once it runs again it gets requests again', async () => {
-    let stop = false;
-    const replies: Array<{ status: number; ms: number }> = [];
-    const load = Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (!stop) replies.push(await call(`${gateway.url}/v1/pets?limit=5`, { key }));
-      }),
-    );
-    await waitFor(() => replies.length >= 20, 10_000, '20 answers before the freeze');
     const pid = second.process.child.pid!;
-    process.kill(pid, 'SIGSTOP');
-    try {
-      const atFreeze = replies.length;
-      // Long enough for its back-off to end at least once (0.5 s, then 1 s…): it is probed meanwhile.
-      await sleep(4_000);
-      await waitFor(() => replies.length >= atFreeze + 40, 10_000, '40 answers during the freeze');
-    } finally {
-      process.kill(pid, 'SIGCONT');
-    }
-    stop = true;
-    await load;
+    const replies = await readsDuring(`${gateway.url}/v1/pets?limit=5`, key, 4, async (replies) => {
+      await waitFor(() => replies.length >= 20, 10_000, '20 answers before the freeze');
+      process.kill(pid, 'SIGSTOP');
+      try {
+        const atFreeze = replies.length;
+        // Long enough for its back-off to end at least once (0.5 s, then 1 s…): it is probed meanwhile.
+        await sleep(4_000);
+        await waitFor(() => replies.length >= atFreeze + 40, 10_000, '40 answers during the freeze');
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+    });
     expect(statusCounts(replies)).toEqual({ 200: replies.length });
     // The default UPSTREAM_TRY_TIMEOUT_MS (2 s), then the other replica; without it, 504s after 10 s.
     expect(Math.max(...replies.map((reply) => reply.ms))).toBeLessThan(4_000);

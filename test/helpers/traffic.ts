@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { sleep, waitFor } from './ports';
 import { TEST_ADMIN_TOKEN } from './system';
 
 /** One HTTP answer, with headers lower-cased and the body parsed when it is JSON. */
@@ -173,4 +174,40 @@ export async function metricValue(adminUrl: string, name: string): Promise<numbe
 /** The next 00:00 UTC after `nowMs`, in Unix seconds. */
 export function nextUtcMidnightSeconds(nowMs: number): number {
   return (Math.floor(nowMs / 86_400_000) + 1) * 86_400;
+}
+
+/**
+ * Keeps `callers` clients reading `url` with `key`, one request after another, while `during` runs
+ * (given the replies so far, to pace itself on them); then stops them and returns every reply.
+ */
+export async function readsDuring(url: string, key: string, callers: number, during: (replies: readonly Reply[]) => Promise<void>): Promise<Reply[]> {
+  let stop = false;
+  const replies: Reply[] = [];
+  const load = Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (!stop) replies.push(await call(url, { key }));
+    }),
+  );
+  try {
+    await during(replies);
+  } finally {
+    stop = true;
+    await load;
+  }
+  return replies;
+}
+
+/**
+ * Reads `url` from 8 callers while `kill` stops a replica: 25 answers before, at least 700 ms and
+ * 26 answers after (phases last until they have enough answers: a loaded machine gives fewer in a
+ * fixed time). Every reply.
+ */
+export function readsAcrossKill(url: string, key: string, kill: () => Promise<unknown>): Promise<Reply[]> {
+  return readsDuring(url, key, 8, async (replies) => {
+    await waitFor(() => replies.length >= 25, 10_000, '25 answers before the kill');
+    await kill();
+    const atKill = replies.length;
+    await sleep(700);
+    await waitFor(() => replies.length >= atKill + 26, 10_000, '26 answers after the kill');
+  });
 }
