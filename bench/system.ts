@@ -151,7 +151,11 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
       pids[name] = gateway.pid;
     };
     // allSettled: on a failure, stop() must see every process that did start, the load generator too.
-    const starts = await Promise.allSettled([LoadGenerator.start().then((generator) => (load = generator)), ...options.hops.map(startHop), ...gateways.map(startGateway)]);
+    const starts = await Promise.allSettled([
+      LoadGenerator.start().then((generator) => (load = generator)),
+      ...options.hops.map((hop) => onFreePorts(() => startHop(hop))),
+      ...gateways.map((gateway) => onFreePorts(() => startGateway(gateway))),
+    ]);
     const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
     if (failed) throw failed.reason;
     pids.load = load!.pid;
@@ -159,6 +163,20 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * Starts a process on ports `freePort()` gave, again on new ones if another process took one in
+ * between (the fronts start side by side, each asking for its own).
+ */
+async function onFreePorts(start: () => Promise<void>, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= attempts || !/EADDRINUSE/.test((error as Error).message)) throw error;
+    }
   }
 }
 
