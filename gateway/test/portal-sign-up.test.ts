@@ -116,6 +116,16 @@ describe('sign-up', () => {
     expect(response.text).toContain('mixes letters of different alphabets (Latin and Cyrillic)');
   });
 
+  it('when someone signs up with a Cyrillic word that prints as a taken Latin address, then it is refused; the same word is fine while nobody has the Latin one', async () => {
+    const g = await gatewayWith({}, CHEAP_HASHES);
+    const cyrillicAlice = '\u0430\u04cf\u0456\u0441\u0435@example.com';
+    expect((await visitor(g).signUp('\u0441\u0430\u0445\u0430\u0440@example.com')).status).toBe(303); // сахар: nobody is caxap@
+    expect((await visitor(g).signUp('alice@example.com')).status).toBe(303);
+    const response = await visitor(g).signUp(cyrillicAlice);
+    expect(response.status).toBe(409);
+    expect(response.text).toContain('prints like alice@example.com, which already has an account');
+  });
+
   it('when an email has an internationalised domain, then the account keeps it in its ASCII (punycode) form', async () => {
     const browser = visitor();
     expect((await browser.signUp('Ann@B\u00fccher.example')).status).toBe(303);

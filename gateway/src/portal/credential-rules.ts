@@ -30,12 +30,12 @@ const LOOK_ALIKE_SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Cherokee'
   letter: new RegExp(`\\p{Script=${script}}`, 'u'),
 }));
 /**
- * Lower-case letters of other alphabets that print as Latin ones (after Chromium's whole-script
- * confusable lists for IDN): a word made only of them (Cyrillic `аӏісе`) prints as a Latin word.
+ * Lower-case letters of other alphabets that print as one Latin letter each, and that letter: a word
+ * made only of them (Cyrillic `аӏісе`) prints as a Latin word (`alice`).
  */
-const LATIN_LOOK_ALIKES: Record<string, RegExp> = {
-  Cyrillic: /^[аысԁеԍһіюјӏорԗԛѕԝхуъьҽпгѵѡ]+$/u,
-  Greek: /^[αικνορτυχ]+$/u,
+const LATIN_LOOK_ALIKES: Record<string, Readonly<Record<string, string>>> = {
+  Cyrillic: { а: 'a', с: 'c', ԁ: 'd', е: 'e', һ: 'h', і: 'i', ј: 'j', ӏ: 'l', о: 'o', р: 'p', ԛ: 'q', ѕ: 's', ԝ: 'w', х: 'x', у: 'y' },
+  Greek: { α: 'a', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', υ: 'u', χ: 'x' },
 };
 
 /**
@@ -66,8 +66,8 @@ export function canonicalEmail(raw: string): Checked<string> {
  * An email a new account may have: its canonical form, and a local part whose letters come from one
  * of the alphabets that pass for one another, so `vіctim@…` with a Cyrillic `і` is not a second
  * account printing as `victim@…` (the domain needs no such rule: a non-ASCII domain is kept, and
- * listed, as `xn--…`), nor a word made only of letters that print as Latin ones (Cyrillic
- * `аӏісе@…` for `alice@…`). A word in another alphabet (`иван@…`) is fine.
+ * listed, as `xn--…`). A word in another alphabet (`иван@…`, `сахар@…`) is fine; one that prints
+ * as an existing address is the sign-up's concern (`latinLookAlike`).
  */
 export function checkEmail(raw: string): Checked<string> {
   const canonical = canonicalEmail(raw);
@@ -77,12 +77,21 @@ export function checkEmail(raw: string): Checked<string> {
   if (scripts.length > 1) {
     return { ok: false, message: `The part of the email address before @ mixes letters of different alphabets (${scripts.join(' and ')}) that look alike: type it in one alphabet.` };
   }
-  const [script] = scripts;
-  const letters = localPart.replace(/\P{L}/gu, '');
-  if (script && LATIN_LOOK_ALIKES[script]?.test(letters)) {
-    return { ok: false, message: `The part of the email address before @ is written in ${script} letters that all look like Latin ones: type the address in Latin letters.` };
-  }
   return canonical;
+}
+
+/**
+ * The Latin address a canonical `email` prints as, when its local part is a word made only of
+ * Cyrillic or Greek letters that each print as a Latin one (`аӏісе@example.com` → `alice@example.com`);
+ * undefined otherwise. Sign-up refuses such an address when the Latin one has an account: the word
+ * itself may be a real one (`сахар`), so only an existing look-alike is a reason to refuse.
+ */
+export function latinLookAlike(email: string): string | undefined {
+  const at = email.lastIndexOf('@');
+  const letters = [...email.slice(0, at)].filter((char) => /\p{L}/u.test(char));
+  const map = Object.values(LATIN_LOOK_ALIKES).find((candidate) => letters.length > 0 && letters.every((letter) => letter in candidate));
+  if (!map) return undefined;
+  return `${[...email.slice(0, at)].map((char) => map[char] ?? char).join('')}${email.slice(at)}`;
 }
 
 /** How sign-up stored emails before `checkEmail` normalised them (NFC, trimmed, lower-cased): accounts made then keep logging in. */

@@ -5,7 +5,7 @@ import { MAX_NAME_LENGTH } from '../admin/schemas';
 import type { PortalSignup } from '../config';
 import type { AttemptGate, TakenAttempt } from './attempt-gate';
 import type { AttemptKind } from './attempt-limits';
-import { checkEmail, checkNewPassword, logInEmails } from './credential-rules';
+import { checkEmail, checkNewPassword, latinLookAlike, logInEmails } from './credential-rules';
 import type { DeviceCookies } from './device-cookies';
 import type { PasswordHasher } from './passwords';
 import { PortalRefusal, valid } from './portal-refusal';
@@ -79,6 +79,10 @@ export class SignIn {
     await gate.take('signUpPerEmail', email, 'Too many sign-ups for this email');
     const taken = new PortalRefusal(409, 'An account with this email already exists: log in instead.');
     if (await this.deps.store.findCredential(email)) throw taken;
+    const printsAs = latinLookAlike(email);
+    if (printsAs !== undefined && (await this.deps.store.findCredential(printsAs))) {
+      throw new PortalRefusal(409, `This address prints like ${printsAs}, which already has an account: use an address of your own.`);
+    }
 
     const passwordHash = await this.deps.hasher.hash(password);
     const reservation = randomUUID();

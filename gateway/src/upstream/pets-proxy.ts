@@ -200,9 +200,10 @@ export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttem
   const attempt = (hop: Hop): boolean => {
     if (hop.tried.size > 0 && hop.timeLeft() === 0) return false;
     // A replica back from a back-off is probed by a request that is safe to send again.
-    const replica = replicas.pick(hop.tried, isRepeatable(hop.req.method));
-    if (!replica) return false;
-    hop.probeUntil = replica.probeUntil;
+    const taken = replicas.take(hop.tried, isRepeatable(hop.req.method));
+    if (!taken) return false;
+    const { replica } = taken;
+    hop.probeUntil = taken.probeUntil;
     hop.tried.add(replica);
     hop.replica = replica;
     hop.upstream = undefined;

@@ -1,4 +1,4 @@
-import { ReplicaSet } from './replicas';
+import { ReplicaSet, type Replica } from './replicas';
 
 describe('ReplicaSet', () => {
   let now = 0;
@@ -99,5 +99,21 @@ describe('ReplicaSet', () => {
     s.failed(b);
     s.abandoned(b, probeUntil); // an old probe's client leaving changes nothing now
     expect(s.isAvailable(b)).toBe(false);
+  });
+
+  it('when a request falls back on a replica another request is probing, then it holds no probe of its own: its client leaving frees nothing', () => {
+    const s = new ReplicaSet(['http://a:1', 'http://b:2'], { backoffMs: 100, probeMs: 1_000, now: () => now });
+    const [a, b] = s.replicas as [Replica, Replica];
+    s.failed(a);
+    now += 100;
+    const probe = s.take(new Set([b]))!;
+    expect(probe).toEqual({ replica: a, probeUntil: now + 1_000 });
+    // b reset this other request's try: a is all that is left, taken without a probe of its own.
+    const fallback = s.take(new Set([b]))!;
+    expect(fallback).toEqual({ replica: a, probeUntil: 0 });
+    s.abandoned(a, fallback.probeUntil);
+    expect(s.isAvailable(a)).toBe(false);
+    s.abandoned(a, probe.probeUntil);
+    expect(s.isAvailable(a)).toBe(true);
   });
 });

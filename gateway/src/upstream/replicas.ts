@@ -71,6 +71,11 @@ export class ReplicaSet {
    * when no healthy one is left.
    */
   pick(tried?: ReadonlySet<Replica>, mayProbe = true): Replica | undefined {
+    return this.take(tried, mayProbe)?.replica;
+  }
+
+  /** `pick`, and when this request is the one probing the replica, the end of its probe window (else 0). */
+  take(tried?: ReadonlySet<Replica>, mayProbe = true): { replica: Replica; probeUntil: number } | undefined {
     const count = this.replicas.length;
     const now = this.now();
     let soonest: Replica | undefined;
@@ -88,13 +93,16 @@ export class ReplicaSet {
       }
       if (!soonest || replica.unavailableUntil < soonest.unavailableUntil) soonest = replica;
     }
-    return recovering ? this.probed(recovering, now) : soonest;
+    if (recovering) return this.probed(recovering, now);
+    // Every replica is backing off or being probed: the one free soonest is still tried (no probe of its own).
+    return soonest && { replica: soonest, probeUntil: 0 };
   }
 
   /** Back from a back-off: this request probes it; the others pass it by until its outcome is known. */
-  private probed(replica: Replica, now: number): Replica {
-    if (replica.failures > 0) replica.unavailableUntil = replica.probeUntil = now + this.probeMs;
-    return replica;
+  private probed(replica: Replica, now: number): { replica: Replica; probeUntil: number } {
+    if (replica.failures === 0) return { replica, probeUntil: 0 };
+    replica.unavailableUntil = replica.probeUntil = now + this.probeMs;
+    return { replica, probeUntil: replica.probeUntil };
   }
 
   /** Whether a replica other than `tried` may take a request now (not backing off, not being probed). */
