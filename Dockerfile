@@ -11,8 +11,8 @@ COPY shared ./shared
 COPY gateway ./gateway
 COPY pets-service ./pets-service
 COPY scripts ./scripts
-# The Link header parser the gateway's CLI and console share with the client library.
-COPY client/src/link-header.ts ./client/src/
+# The client package: the gateway's CLI and console share its Link header parser (only that file is compiled in).
+COPY client ./client
 # Only the services: bench/ and tools/ are not copied (test/image.test.ts builds from exactly these lines).
 RUN npx tsc -p tsconfig.image.json && npm prune --omit=dev
 
