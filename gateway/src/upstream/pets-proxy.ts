@@ -75,7 +75,7 @@ class Hop {
   pipe(upstream: ClientRequest): ClientRequest {
     this.upstream = upstream;
     this.bytesBefore = -1;
-    const left = Math.max(0, this.deadline - Date.now());
+    const left = this.timeLeft();
     // One short try at most, and only while another replica is there to take the request: a second
     // replica gets the rest of the time, so a slow but working service (a sick database answered
     // 503 in a few seconds) is still heard from, and a slow answer is not given up for nothing.
