@@ -123,11 +123,17 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
 
   it('when Redis goes away, then a replica keeps serving cached keys; when it returns (empty), the reset makes the replica re-read', async () => {
     const { key } = await replicatedKey();
+    const resets = { a: 0, b: 0 };
+    storeA.onChange((event) => void (event.type === 'reset' && resets.a++));
+    storeB.onChange((event) => void (event.type === 'reset' && resets.b++));
     await resolverB.resolve(key.key);
     await redis.server.stop();
     expect(await resolverB.resolve(key.key)).not.toBeNull();
     await redis.server.start(); // no persistence: the key is gone, which only a re-read can notice
     await waitFor(async () => (await resolverB.resolve(key.key)) === null, 5_000, 'replica B to re-read after the reconnect');
+    // Both feeds subscribed again before the stores close: ioredis's own resubscription, still on
+    // its way, would otherwise be cut by the close and reject unhandled ("Connection is closed.").
+    await waitFor(() => resets.a > 0 && resets.b > 0, 5_000, 'both change feeds to resubscribe');
   });
 });
 
