@@ -45,13 +45,14 @@ describe('gateway configuration', () => {
       PORT: 'eighty',
       REDIS_URL: 'http://nope',
       UPSTREAM_TIMEOUT_MS: '0',
+      UPSTREAM_TRY_TIMEOUT_MS: '600001',
       TRUST_PROXY: '10.0.0.0/99, proxy.local',
       BAN_SECONDS: '-1',
       LOG_LEVEL: 'loud',
       INTERNAL_JWT_SECRET: SECRET,
     });
     expect(problems.join('\n')).toEqual(expect.stringContaining('PORT'));
-    for (const name of ['PORT', 'REDIS_URL', 'UPSTREAM_TIMEOUT_MS', 'TRUST_PROXY', 'BAN_SECONDS', 'LOG_LEVEL']) {
+    for (const name of ['PORT', 'REDIS_URL', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_TRY_TIMEOUT_MS', 'TRUST_PROXY', 'BAN_SECONDS', 'LOG_LEVEL']) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }
   });

@@ -211,8 +211,10 @@ export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttem
     return true;
   };
 
+  // With one replica there is never another to go to: no short try, decided once here.
+  const readTryTimeoutMs = replicas.replicas.length > 1 ? tryTimeoutMs : 0;
   return (req, res, next, body) => {
-    const hop = new Hop(req, res, next, body, timeoutMs, isRepeatable(req.method) ? tryTimeoutMs : 0, replicas);
+    const hop = new Hop(req, res, next, body, timeoutMs, isRepeatable(req.method) ? readTryTimeoutMs : 0, replicas);
     res.locals.hop = hop;
     res.once('close', onClientClose);
     if (!attempt(hop)) next(new ApiError('bad_gateway', 'The pets-service could not be reached.'));
