@@ -105,7 +105,7 @@ export class EnvReader {
   /**
    * A secret that production must be given, at least `minLength` characters long (the minimums
    * are in `settings.ts`); elsewhere `developmentValue()` provides one. In
-   * production it must also not be obviously chosen by a person (`secretWeakness`).
+   * production it must also be hard to guess (`secretWeakness`).
    */
   secret(name: string, developmentValue: () => string, minLength: number): { value: string; generated: boolean } {
     const raw = this.string(name);
@@ -121,11 +121,11 @@ export class EnvReader {
     return { value: developmentValue(), generated: true };
   }
 
-  /** In production, a problem when `value` (the secret called `what`) is obviously weak; the message never shows the value. */
+  /** In production, a problem when `value` (the secret called `what`) is too easy to guess; the message never shows the value. */
   strongInProduction(what: string, value: string): void {
     if (!this.production) return;
     const weakness = secretWeakness(value);
-    if (weakness) this.problems.push(`${what} is too weak for production: ${weakness}; ${GENERATE_SECRET_HINT}`);
+    if (weakness) this.problems.push(`${what} is too easy to guess for production (${weakness}); ${GENERATE_SECRET_HINT}`);
   }
 
   problem(message: string): void {
