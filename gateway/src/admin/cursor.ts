@@ -1,5 +1,6 @@
-import { ACCOUNT_ID_PATTERN } from '../keys/api-key';
+import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from '../keys/api-key';
 import type { AccountPosition } from '../accounts/types';
+import type { KeyPosition } from './account-views';
 import { AUDIT_ENTRY_ID } from '../audit/audit-log';
 
 /**
@@ -9,6 +10,7 @@ import { AUDIT_ENTRY_ID } from '../audit/audit-log';
  * are): whoever holds an admin token may list every page anyway, so a forged position reveals nothing.
  */
 const ACCOUNTS = /^a\.(\d{1,15})\.(acct_[0-9A-Za-z]{20})$/;
+const KEYS = /^k\.(\d{1,15})\.(key_[0-9A-Za-z]{20})$/;
 const AUDIT = /^e\.(\d{1,15}-\d{1,15})$/;
 const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -40,4 +42,14 @@ export function auditCursor(entryId: string): string {
 export function parseAuditCursor(cursor: string): string | undefined {
   const match = AUDIT.exec(decode(cursor) ?? '');
   return match && AUDIT_ENTRY_ID.test(match[1]!) ? match[1] : undefined;
+}
+
+export function keysCursor(position: KeyPosition): string {
+  return encode(`k.${position.createdAtMs}.${position.id}`);
+}
+
+export function parseKeysCursor(cursor: string): KeyPosition | undefined {
+  const match = KEYS.exec(decode(cursor) ?? '');
+  if (!match || !KEY_ID_PATTERN.test(match[2]!)) return undefined;
+  return { createdAtMs: Number(match[1]), id: match[2]! };
 }

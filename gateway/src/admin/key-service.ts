@@ -6,7 +6,7 @@ import { maskApiKey } from '../keys/masked-key';
 import { KeySetChangedError } from '../accounts/errors';
 import { DEFAULT_KEY_ACCESS, type Account, type AccountStore, type ApiKeyRecord } from '../accounts/types';
 import type { KeyActivity, UsageLimiter } from './account-service';
-import { keyViewOf, type CreatedKey, type KeyView, type RolledKey } from './account-views';
+import { keyViewOf, type CreatedKey, type KeyListQuery, type KeyPage, type KeyPosition, type RolledKey } from './account-views';
 import { activeKeys, checkCreatedPerDay, type KeyLimits } from './key-limits';
 import { notFound, notRollable } from './refusals';
 import { parseRfc3339 } from './rfc3339';
@@ -134,20 +134,25 @@ export class KeyService {
   }
 
   /**
-   * The account's keys, retired ones included until the rule removes them (which it does first, so
-   * a listing never shows one past its retention), oldest first, with when each was last used and any ban in force.
+   * A page of the account's keys, oldest first, retired ones included until the rule removes them
+   * (which it does first, so a listing never shows one past its retention), with when each was last
+   * used and any ban in force. The whole list when `query` has no limit.
    */
-  async listKeys(accountId: string): Promise<KeyView[]> {
+  async listKeys(accountId: string, { limit, after }: KeyListQuery = {}): Promise<KeyPage> {
     const account = await this.deps.requireAccount(accountId);
     const now = this.deps.now();
     const isoNow = new Date(now).toISOString();
-    const keys = await this.pruneRetiredKeys(account.id, isoNow);
+    // An account holds a few dozen keys at most (the key limits and this rule): paged here, not in the store.
+    const following = (await this.pruneRetiredKeys(account.id, isoNow)).filter((key) => after === undefined || isAfter(key, after));
+    const keys = limit === undefined ? following : following.slice(0, limit);
+    const last = keys[keys.length - 1];
+    const next = keys.length < following.length && last ? { createdAtMs: Date.parse(last.createdAt), id: last.id } : null;
     const [lastUsed, bans] = await Promise.all([
       this.deps.keyActivity.lastUsed(keys.map((key) => key.id)),
       // A revoked or expired key is refused before the limiter is asked: any ban it had no longer matters.
       Promise.all(keys.map((key) => (key.revokedAt === null && !(key.expiresAt !== undefined && key.expiresAt <= isoNow) ? this.deps.limiter.bannedUntil({ accountId: account.id, keyId: key.id }, now) : null))),
     ]);
-    return keys.map((key, i) => keyViewOf(key, lastUsed.get(key.id), bans[i] ?? null));
+    return { keys: keys.map((key, i) => keyViewOf(key, lastUsed.get(key.id), bans[i] ?? null)), next };
   }
 
   /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time (and records nothing). */
@@ -234,6 +239,12 @@ export class KeyService {
   private isoNow(): string {
     return new Date(this.deps.now()).toISOString();
   }
+}
+
+/** Whether `key` comes after `position` in the order keys are listed (sort.ts: oldest first, then by id). */
+function isAfter(key: ApiKeyRecord, position: KeyPosition): boolean {
+  const createdAtMs = Date.parse(key.createdAt);
+  return createdAtMs === position.createdAtMs ? key.id > position.id : createdAtMs > position.createdAtMs;
 }
 
 /** What the audit trail records of a new key: never the key, nor its hash. */
