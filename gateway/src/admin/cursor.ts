@@ -1,6 +1,6 @@
 import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from '../keys/api-key';
 import type { AccountPosition } from '../accounts/types';
-import type { KeyPosition } from './account-views';
+import type { KeyPosition } from '../accounts/account-views';
 import { AUDIT_ENTRY_ID } from '../audit/audit-log';
 
 /**

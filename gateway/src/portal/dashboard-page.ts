@@ -1,7 +1,7 @@
 import type { Plan } from '../accounts/types';
-import type { KeyPosition, WindowUsage } from '../admin/account-views';
+import type { KeyPosition, WindowUsage } from '../accounts/account-views';
+import { MAX_NAME_LENGTH } from '../accounts/input-limits';
 import { keysCursor } from '../admin/cursor';
-import { MAX_NAME_LENGTH } from '../admin/input-limits';
 import type { DailyCount } from '../limits/types';
 import { formatCount, usageChart } from '../usage/usage-chart';
 import { html, type Html } from './html';

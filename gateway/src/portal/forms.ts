@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import type { KeyPosition } from '../admin/account-views';
+import type { KeyPosition } from '../accounts/account-views';
+import type { NewKeyInput } from '../accounts/schemas';
 import { parseKeysCursor } from '../admin/cursor';
-import type { NewKeyInput } from '../admin/schemas';
 import { GRACE_UNITS } from './key-pages';
 import { PortalRefusal } from './portal-refusal';
 

@@ -1,7 +1,7 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { ApiError, closeIfBodyUnread, notAllowed } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
-import type { KeyPosition } from '../admin/account-views';
+import type { KeyPosition } from '../accounts/account-views';
 import { sameSecret } from '../keys/api-key';
 import type { PortalAssets } from './assets';
 import { clearSessionCookie, portalCookies, readCookie, setDeviceCookie, setFormTokenCookie, setSessionCookie } from './cookies';

@@ -1,6 +1,6 @@
 import { ApiError } from '../../../shared/src/errors';
-import { RETIRED_KEY_RETENTION, type RetiredKeyRetention } from '../accounts/retired-keys';
-import type { ApiKeyRecord } from '../accounts/types';
+import { RETIRED_KEY_RETENTION, type RetiredKeyRetention } from './retired-keys';
+import type { ApiKeyRecord } from './types';
 
 /**
  * What one account may do with keys, on every path (portal, admin API, CLI, console): a key is
