@@ -60,6 +60,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
 export class RedisLimiter implements Limiter {
   readonly mode: string;
   readonly degraded = false;
+  readonly unavailableParts = 0;
   /** Where each account's and each anonymous client's counters live (for the failover). */
   readonly parts: PrimaryParts;
   private readonly client: ScriptClient;
