@@ -9,6 +9,7 @@ import { MemoryAuditLog } from '../src/audit/audit-log';
 import { hashApiKey } from '../src/keys/api-key';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { LocalUsageBoard } from '../src/usage/usage-board';
+import { SHARED_TOKEN_ACTOR } from '../src/admin/tokens';
 
 /**
  * Key limits per account, on every path (issue 17, item 3): one portal account made and revoked a
@@ -95,7 +96,7 @@ describe('key limits (the account service: every path)', () => {
   it('when ops create keys through the admin API, then the same limits apply, in the Error shape with Retry-After', async () => {
     const { accounts, store } = service({ createdPerDay: 2 });
     const audit = new MemoryAuditLog();
-    const app = createAdminApp({ service: accounts, reports: new OpsReports({ store, board: new LocalUsageBoard(), audit }), adminToken: 'test-admin-token-0123456789', logger: createLogger('t', 'silent') });
+    const app = createAdminApp({ service: accounts, reports: new OpsReports({ store, board: new LocalUsageBoard(), audit }), adminTokens: [{ name: SHARED_TOKEN_ACTOR, token: 'test-admin-token-0123456789' }], logger: createLogger('t', 'silent') });
     const id = await anAccount(accounts);
     const post = () => request(app).post(`/admin/accounts/${id}/keys`).set('Authorization', 'Bearer test-admin-token-0123456789');
     expect((await post()).status).toBe(201);
