@@ -2,6 +2,7 @@ import request from 'supertest';
 import { createLogger } from '../../shared/src/logger';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
+import { resolveKey } from './support/resolve-key';
 import { AccountService } from '../src/accounts/account-service';
 import { KEY_LIMITS, type KeyLimits } from '../src/accounts/key-limits';
 import { createAdminApp } from '../src/admin/app';
@@ -11,6 +12,7 @@ import { hashApiKey } from '../src/keys/api-key';
 import { expiryRefusal } from '../src/keys/key-policy';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { LocalUsageBoard } from '../src/usage/usage-board';
+import { SHARED_TOKEN_ACTOR } from '../src/admin/tokens';
 
 /**
  * Key limits per account, on every path (issue 17, item 3): one portal account made and revoked a
@@ -127,23 +129,23 @@ describe('key limits (the account service: every path)', () => {
     const old = await accounts.createKey(id);
     const rolled = await accounts.rollKey(old.id, { gracePeriodSeconds: 60 });
     // In its grace period the old key still works (neither retired nor counted against the active keys).
-    expect(expiryRefusal((await resolver.resolve(old.key))!, now())).toBeUndefined();
+    expect(expiryRefusal((await resolveKey(resolver, old.key))!, now())).toBeUndefined();
     advance(61_000);
     await accounts.listKeys(id);
-    expect(expiryRefusal((await resolver.resolve(old.key))!, now())?.message).toContain(`its replacement is key ${rolled.id}`);
+    expect(expiryRefusal((await resolveKey(resolver, old.key))!, now())?.message).toContain(`its replacement is key ${rolled.id}`);
     advance(KEY_LIMITS.retiredRetentionMs);
     await accounts.listKeys(id);
     expect(await store.getKey(old.id)).toBeNull();
     // The removal's change event dropped the cached principal: the gateway no longer knows the key.
-    expect(await resolver.resolve(old.key)).toBeNull();
-    expect(await resolver.resolve(rolled.key)).toMatchObject({ keyId: rolled.id });
+    expect(await resolveKey(resolver, old.key)).toBeNull();
+    expect(await resolveKey(resolver, rolled.key)).toMatchObject({ keyId: rolled.id });
     resolver.close();
   });
 
   it('when ops create keys through the admin API, then the same limits apply, in the Error shape with Retry-After', async () => {
     const { accounts, store } = service({ createdPerDay: 2 });
     const audit = new MemoryAuditLog();
-    const app = createAdminApp({ service: accounts, reports: new OpsReports({ store, board: new LocalUsageBoard(), audit }), adminToken: 'test-admin-token-0123456789', logger: createLogger('t', 'silent') });
+    const app = createAdminApp({ service: accounts, reports: new OpsReports({ store, board: new LocalUsageBoard(), audit }), adminTokens: [{ name: SHARED_TOKEN_ACTOR, token: 'test-admin-token-0123456789' }], logger: createLogger('t', 'silent') });
     const id = await anAccount(accounts);
     const post = () => request(app).post(`/admin/accounts/${id}/keys`).set('Authorization', 'Bearer test-admin-token-0123456789');
     expect((await post()).status).toBe(201);
