@@ -41,6 +41,14 @@ describe('gateway configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it.each([
+    // Issue 24's review: accepted (a path without a host), then printed whole.
+    ['redis:/app:Sup3rSecretPw@127.0.0.1:1', '"redis:/app:***@127.0.0.1:1"'],
+    ['app:Sup3rSecretPw@127.0.0.1:6379', 'a value that is not a URL'],
+  ])('when REDIS_URL is %s, then the start is refused naming it without the password', (url, shown) => {
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, REDIS_URL: url })).toEqual([`REDIS_URL must be a URL starting with redis:// or rediss://, got ${shown}`]);
+  });
+
   it('when several variables are wrong, then every one is named', () => {
     const problems = problemsOf({
       PORT: 'eighty',

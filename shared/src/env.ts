@@ -1,4 +1,4 @@
-import { maskUrlCredentials } from './redact';
+import { shownUrlValue } from './redact';
 import { GENERATE_SECRET_HINT, secretWeakness } from './secret-strength';
 
 /**
@@ -63,12 +63,11 @@ export class EnvReader {
     const raw = this.string(name) ?? fallback;
     if (raw === undefined) return undefined;
     try {
-      const url = new URL(raw);
-      if (!protocols.includes(url.protocol)) throw new Error('protocol');
+      if (!isUrlOf(raw, protocols)) throw new Error('protocol');
       return raw;
     } catch {
       // The value may hold a password: the message never does.
-      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${maskUrlCredentials(raw)}"`);
+      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got ${shownUrlValue(raw)}`);
       return fallback;
     }
   }
@@ -78,15 +77,9 @@ export class EnvReader {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const entries = raw.split(',').map((entry) => entry.trim());
-    const invalid = entries.filter((entry) => {
-      try {
-        return !protocols.includes(new URL(entry).protocol);
-      } catch {
-        return true;
-      }
-    });
+    const invalid = entries.filter((entry) => !isUrlOf(entry, protocols));
     if (invalid.length > 0) {
-      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map((e) => `"${maskUrlCredentials(e)}"`).join(', ')} is not one`);
+      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map(shownUrlValue).join(', ')} is not one`);
       return fallback;
     }
     return entries;
@@ -135,6 +128,19 @@ export class EnvReader {
   /** Throws a ConfigError listing every problem found, if any. */
   finish(): void {
     if (this.problems.length > 0) throw new ConfigError(this.problems);
+  }
+}
+
+/**
+ * Whether `raw` is a URL with one of `protocols` and a host: `redis:/app:pw@host` (one slash) parses
+ * as a path without a host, and a client library would then quietly connect to its default host.
+ */
+export function isUrlOf(raw: string, protocols: readonly string[]): boolean {
+  try {
+    const url = new URL(raw);
+    return protocols.includes(url.protocol) && url.host !== '';
+  } catch {
+    return false;
   }
 }
 
