@@ -13,6 +13,9 @@ import { createApp } from './app';
 import { openStores, type StoreKind } from './backends';
 import type { GatewayConfig } from './config';
 import type { Limiter } from './limits/types';
+import { EventBus } from './events/event-bus';
+import { QuotaCrossings } from './events/quota-crossings';
+import type { JobQueues } from './jobs';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { createPetsProxy } from './upstream/pets-proxy';
@@ -42,6 +45,10 @@ export interface Gateway {
   /** Keys' last use (fed by the rate-limit stage, flushed in the background). */
   readonly keyUse: KeyUseRecorder;
   readonly metrics: GatewayMetrics;
+  /** What happened to accounts (quota crossings, key changes), for email and webhooks to hear. */
+  readonly events: EventBus;
+  /** Durable work off the request path (emails, webhook deliveries): BullMQ with Redis, in process without. */
+  readonly jobs: JobQueues;
   /** Where accounts, keys and counters live. */
   readonly storeKind: StoreKind;
   /** True once a stop has begun: readiness answers 503. */
@@ -57,7 +64,9 @@ export interface Gateway {
  */
 export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
   const stores = await openStores({ ...config, attemptPolicies: portalTuning?.attempts }, logger);
-  const { accounts: store, limiter, usage, audit, keyUse } = stores;
+  const { accounts: store, limiter, usage, audit, keyUse, jobs } = stores;
+  const events = new EventBus((err, event) => logger.warn({ err, event: event.type }, 'an event listener failed'));
+  const quotaCrossings = new QuotaCrossings({ marks: stores.crossingMarks, bus: events, onError: (err) => logger.debug({ err }, 'quota crossing not marked; retrying on the next request') });
   // A replica back from a back-off probes with one request, for as long as a request may wait.
   const replicas = new ReplicaSet(config.petsUrls, { probeMs: config.upstreamTimeoutMs });
   const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
@@ -97,6 +106,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
         const now = Date.now();
         keyUse.note(subject.keyId, now);
         usage.observe(subject, decision, now);
+        quotaCrossings.observe(subject, decision);
       },
     }),
     adminApp: createAdminApp({
@@ -114,6 +124,8 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     usage,
     keyUse,
     metrics,
+    events,
+    jobs,
     storeKind: stores.kind,
     draining: false,
     async close() {

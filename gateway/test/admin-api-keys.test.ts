@@ -25,10 +25,10 @@ describe('keys', () => {
     resolver.close();
   });
 
-  it('when an account\'s keys are listed with a query parameter, then 400 invalid_parameter naming it (the list takes none)', async () => {
+  it('when an account\'s keys are listed with an unknown query parameter, then 400 invalid_parameter naming it and the ones it takes', async () => {
     const account = await ctx.createAccount();
     expect((await ctx.api.get(`/admin/accounts/${account.id}/keys`).set(ctx.auth)).status).toBe(200);
-    expectError(await ctx.api.get(`/admin/accounts/${account.id}/keys?x=1`).set(ctx.auth), 400, 'invalid_parameter', 'Unknown query parameter "x"; this listing takes none.');
+    expectError(await ctx.api.get(`/admin/accounts/${account.id}/keys?x=1`).set(ctx.auth), 400, 'invalid_parameter', 'Unknown query parameter "x"; accepted: limit, cursor.');
   });
 
   it('when a key is created for an unknown account, then 404 not_found', async () => {

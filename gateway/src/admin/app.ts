@@ -10,7 +10,7 @@ import { ACCOUNT_ID_PATTERN, authorizationOf, sameSecret } from '../keys/api-key
 import { jsonBody, optionalJsonBody } from '../../../shared/src/json-body';
 import type { AuditEntry } from '../audit/audit-log';
 import { consoleRoutes } from './console';
-import { accountsCursor, auditCursor, parseAccountsCursor, parseAuditCursor } from './cursor';
+import { accountsCursor, auditCursor, keysCursor, parseAccountsCursor, parseAuditCursor, parseKeysCursor } from './cursor';
 import { ListingQuery, nextPageLink } from './query';
 import type { OpsReports } from '../accounts/reports';
 import { validateAccountPatch, validateKeyRoll, validateNewAccount, validateNewKey, validatePlanNumbers } from '../accounts/schemas';
@@ -179,8 +179,12 @@ export function createAdminApp(options: AdminAppOptions): Express {
   app
     .route('/admin/accounts/:id/keys')
     .get(async (req, res) => {
-      new ListingQuery(req, []); // the whole list, no parameters: a misspelt one is refused, as on the other listings
-      res.json(await service.listKeys(req.params.id));
+      const query = new ListingQuery(req, ['limit', 'cursor']);
+      const limit = query.integer('limit', 20, 1, 100);
+      const after = query.cursor(parseKeysCursor);
+      const page = await service.listKeyPage(req.params.id, { limit, ...(after ? { after } : {}) });
+      if (page.next) res.setHeader('Link', nextPageLink(`/admin/accounts/${req.params.id}/keys`, { limit: query.text('limit') }, keysCursor(page.next)));
+      res.json(page.keys);
     })
     .post(optionalJsonBody(), async (req, res) => {
       res.status(201).json(await service.createKey(req.params.id, actorOf(res), validateNewKey(req.body)));

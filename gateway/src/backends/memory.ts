@@ -1,6 +1,8 @@
 import { MemoryAccountStore } from '../accounts/memory-account-store';
 import { MemoryAuditLog } from '../audit/audit-log';
 import { PORTAL_AUDIT_ENTRIES_KEPT, SeparatedAuditLog } from '../audit/separated-audit-log';
+import { MemoryCrossingMarks } from '../events/crossing-marks';
+import { MemoryJobQueues } from '../jobs/memory-queues';
 import { MemoryLimiter } from '../limits/memory-limiter';
 import { AttemptLimits } from '../portal/attempt-limits';
 import { MemoryPortalStore } from '../portal/memory-store';
@@ -14,6 +16,8 @@ export function openMemoryStores({ logger, ban, attemptPolicies }: StoreSettings
   const limiter = new MemoryLimiter(ban);
   const usage = new LocalUsageBoard();
   const portal = new MemoryPortalStore();
+  const crossingMarks = new MemoryCrossingMarks();
+  const jobs = new MemoryJobQueues();
   return {
     kind: 'in-process',
     accounts,
@@ -22,9 +26,11 @@ export function openMemoryStores({ logger, ban, attemptPolicies }: StoreSettings
     audit: new SeparatedAuditLog(new MemoryAuditLog(), new MemoryAuditLog(PORTAL_AUDIT_ENTRIES_KEPT)),
     portal,
     attempts: new AttemptLimits({ policies: attemptPolicies }),
+    crossingMarks,
+    jobs,
     async close() {
-      await usage.close();
-      await Promise.all([limiter.close(), accounts.close(), portal.close()]);
+      await Promise.all([usage.close(), jobs.close()]);
+      await Promise.all([limiter.close(), accounts.close(), portal.close(), crossingMarks.close()]);
     },
   };
 }

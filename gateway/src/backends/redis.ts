@@ -1,6 +1,8 @@
 import { RedisAccountStore } from '../accounts/redis-account-store';
 import { RedisAuditLog } from '../audit/redis-audit-log';
 import { PORTAL_AUDIT_ENTRIES_KEPT, SeparatedAuditLog } from '../audit/separated-audit-log';
+import { RedisCrossingMarks } from '../events/crossing-marks';
+import { BullJobQueues } from '../jobs/bullmq-queues';
 import { createLimiter } from '../limits';
 import { AttemptLimits } from '../portal/attempt-limits';
 import { RedisPortalStore } from '../portal/redis-store';
@@ -27,6 +29,9 @@ export async function openRedisStores(target: RedisTarget, { logger, ban, flushI
   const usage = new RedisUsageBoard({ redis, key, flushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'usage board not flushed; retrying') });
   const limiter = createLimiter({ redis, logger, ban });
   const portal = new RedisPortalStore(redis);
+  const crossingMarks = new RedisCrossingMarks(redis, key);
+  // BullMQ keeps connections of its own (a worker blocks on one), opened from the same target.
+  const jobs = new BullJobQueues(target, (err) => logger.debug({ err }, 'job queue: Redis call failed; retrying'));
   return {
     kind: storeKindOf(target),
     accounts,
@@ -36,10 +41,12 @@ export async function openRedisStores(target: RedisTarget, { logger, ban, flushI
     audit: new SeparatedAuditLog(new RedisAuditLog({ redis, key }), new RedisAuditLog({ redis, key, stream: 'audit:portal', maxEntries: PORTAL_AUDIT_ENTRIES_KEPT })),
     portal,
     attempts: new AttemptLimits({ redis, policies: attemptPolicies }),
+    crossingMarks,
+    jobs,
     async close() {
       // The last flush first, while the connection is still open.
-      await usage.close();
-      await Promise.all([limiter.close(), accounts.close(), portal.close()]);
+      await Promise.all([usage.close(), jobs.close()]);
+      await Promise.all([limiter.close(), accounts.close(), portal.close(), crossingMarks.close()]);
       await redis.quit().catch(() => redis.disconnect());
     },
   };

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { AccountStore } from '../accounts/types';
 import type { AuditLog } from '../audit/audit-log';
+import type { CrossingMarks } from '../events/crossing-marks';
+import type { JobQueues } from '../jobs';
 import type { BanPolicy, Limiter } from '../limits/types';
 import type { AttemptLimits, AttemptPolicies } from '../portal/attempt-limits';
 import type { PortalStore } from '../portal/store';
@@ -46,6 +48,10 @@ export interface Stores {
   readonly portal: PortalStore;
   /** The portal's attempt limits (sign-ups, log-ins, requests per address). */
   readonly attempts: AttemptLimits;
+  /** Which quota thresholds each account crossed today (one mark per account, threshold and UTC day). */
+  readonly crossingMarks: CrossingMarks;
+  /** Durable work off the request path: BullMQ on Redis, timers in process. */
+  readonly jobs: JobQueues;
   /** Flushes what is buffered (usage board) and releases every part and connection. */
   close(): Promise<void>;
 }
