@@ -27,8 +27,6 @@ export interface GatewayConfig extends SharedSettings {
   upstreamTimeoutMs: number;
   /** How long one try of a GET or HEAD waits before going to another replica (0: never; see pets-proxy.ts). */
   upstreamTryTimeoutMs: number;
-  /** A request body must arrive whole within this, or the answer is 408 request_timeout. */
-  bodyTimeoutMs: number;
   /** Express's `trust proxy` value: false, a hop count, or a list of addresses and CIDR ranges. */
   trustProxy: false | number | string[];
   anonPerMinute: number;
@@ -81,7 +79,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminTokens,
     upstreamTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     upstreamTryTimeoutMs: read.integer('UPSTREAM_TRY_TIMEOUT_MS', 2_000, { min: 0, max: 600_000 }),
-    bodyTimeoutMs: read.integer('BODY_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     trustProxy: parseTrustProxy(read),
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),
     anonIpv6PrefixLength: read.integer('ANON_IPV6_PREFIX_LENGTH', 64, { min: 1, max: 128 }),

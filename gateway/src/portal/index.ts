@@ -24,7 +24,7 @@ export interface PortalTuning {
 }
 
 export interface PortalDeps {
-  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret'>;
+  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret' | 'bodyTimeoutMs'>;
   accounts: AccountService;
   /** For the usage history. */
   limiter: Pick<Limiter, 'history'>;
@@ -56,6 +56,6 @@ export function createPortal({ config, accounts, limiter, redis, redisPrefix = D
     ipv6PrefixLength: config.anonIpv6PrefixLength,
     slowdown: tuning.logInSlowdown,
   });
-  const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl });
+  const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl, bodyTimeoutMs: config.bodyTimeoutMs });
   return { router, close: () => portalStore.close() };
 }
