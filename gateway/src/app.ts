@@ -27,7 +27,7 @@ import type { PetsProxy } from './upstream/pets-proxy';
 import type { LookupGate } from './accounts/lookup-gate';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl' | 'corsOrigins'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl' | 'corsOrigins' | 'preflightPerMinute'>;
   logger: Logger;
   /** Where the one line per request goes (default: `logger`). */
   accessLogger?: Logger;
@@ -88,7 +88,7 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   v1.use(markDeprecated);
   // After the deprecation headers (a preflight of the deprecated path carries them too), before
   // authentication: a preflight needs no key and costs no quota.
-  const browsers = browserAccess(config.corsOrigins);
+  const browsers = browserAccess(config.corsOrigins, { perMinute: config.preflightPerMinute, ipv6PrefixLength: config.anonIpv6PrefixLength });
   if (browsers) v1.use(browsers);
   v1.use(authenticate(keys, config.apiEnvironment));
   v1.use(lookUpKey(keys, lookups, config.anonIpv6PrefixLength));

@@ -45,6 +45,8 @@ export interface GatewayConfig extends SharedSettings {
   portalSignup: PortalSignup;
   /** `GATEWAY_WORKERS`: processes serving both ports (node:cluster); more than 1 needs Redis. */
   workers: number;
+  /** `PREFLIGHT_PER_MINUTE`: CORS preflights (free of API quota) one client address may send per minute, per replica. */
+  preflightPerMinute: number;
   /** `CORS_ORIGINS`: the origins (`https://app.example.com`) whose pages may call /v1; empty: no CORS headers at all. */
   corsOrigins: readonly string[];
   /** `GATEWAY_MIDDLEWARE`: the operator's middleware modules, as given (relative to the working directory, or absolute), in order. */
@@ -90,6 +92,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     portalSignup: read.oneOf('PORTAL_SIGNUP', 'open', PORTAL_SIGNUP_MODES),
     workers: read.integer('GATEWAY_WORKERS', 1, { min: 1, max: 64 }),
     corsOrigins: parseCorsOrigins(read),
+    preflightPerMinute: read.integer('PREFLIGHT_PER_MINUTE', 600, { min: 1, max: 1_000_000 }),
     gatewayMiddleware: parseModuleList(read),
   };
   if (config.workers > 1 && config.redisUrl === undefined && config.redisClusterNodes === undefined) {
