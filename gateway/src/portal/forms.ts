@@ -4,10 +4,12 @@ import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { sentUncompressed } from '../../../shared/src/json-body';
 import { readWholeBody } from '../../../shared/src/request-body';
-import type { NewKeyInput } from '../admin/schemas';
+import type { KeyPosition } from '../accounts/account-views';
+import type { NewKeyInput } from '../accounts/schemas';
+import { parseKeysCursor } from '../admin/cursor';
 import { GRACE_UNITS } from './key-pages';
 
-/** The portal's forms: read from the request, and their fields as the account service takes them (what the service checks is left to it). */
+/** The portal's forms: read from the request, and their fields (and the dashboard's one query parameter) as the account service takes them (what the service checks is left to it). */
 
 /** A form post is small: a few short fields. */
 const FORM_MAX_BYTES = 8 * 1024;
@@ -97,4 +99,13 @@ export function gracePeriodOf(req: Request): number {
   const unit = GRACE_UNITS.find((candidate) => candidate.name === field(req, 'graceUnit'));
   if (!/^[0-9]{1,7}$/.test(amount) || !unit) throw new ApiError('invalid_body', 'Enter the grace period as a whole number of seconds, minutes, hours or days.');
   return Number(amount) * unit.seconds;
+}
+
+/** The page of keys the dashboard's "next page" link asked for (`?cursor=`, as it handed out); undefined for the first. */
+export function keysPageOf(req: Request): KeyPosition | undefined {
+  const cursor = req.query.cursor;
+  if (cursor === undefined) return undefined;
+  const position = typeof cursor === 'string' ? parseKeysCursor(cursor) : undefined;
+  if (position === undefined) throw new ApiError('invalid_parameter', 'The cursor in this address is not one the portal gave out: follow the dashboard\'s "Next page of keys" link, or start again from the dashboard.');
+  return position;
 }

@@ -1,4 +1,5 @@
-import { ApiError, type ErrorAnswer, knownAnswer, serviceUnavailable } from '../../../shared/src/errors';
+import type { Response } from 'express';
+import { ApiError, ErrorAnswer, knownAnswer, serviceUnavailable } from '../../../shared/src/errors';
 import { StoreUnavailableError } from '../store-errors';
 import { HasherBusyError } from './passwords';
 
@@ -13,6 +14,16 @@ export function refusalOf(error: unknown): ErrorAnswer | undefined {
   // The router's own wording speaks of a path; a person reads an address.
   if (error instanceof URIError) return new ApiError('invalid_parameter', 'The address holds invalid percent-encoding.');
   return knownAnswer(error);
+}
+
+/** The headers a refusal must carry on its page as well (Retry-After, Allow). */
+export function setHeadersOf(res: Response, refusal: ErrorAnswer): void {
+  for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+}
+
+/** A refusal of what a person asked on the dashboard (a bad form, a key limit) is shown there; the rest on a page of its own. */
+export function shownOnDashboard(error: unknown): error is ErrorAnswer {
+  return error instanceof ErrorAnswer && error.status < 500;
 }
 
 /** The heading of the page that shows a refusal. */

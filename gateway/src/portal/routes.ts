@@ -1,14 +1,15 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { ApiError, ErrorAnswer, closeIfBodyUnread, notAllowed } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
+import type { KeyPosition } from '../accounts/account-views';
 import { sameSecret } from '../keys/api-key';
 import type { PortalAssets } from './assets';
 import { clearSessionCookie, portalCookies, readCookie, setDeviceCookie, setFormTokenCookie, setSessionCookie } from './cookies';
 import type { Html } from './html';
 import { dashboardPage, type DashboardView } from './dashboard-page';
 import { revokePage, rollPage } from './key-pages';
-import { field, formReader, gracePeriodOf, newKeyForm, requireForm } from './forms';
-import { refusalOf, titleFor } from './refusals';
+import { field, formReader, gracePeriodOf, keysPageOf, newKeyForm, requireForm } from './forms';
+import { refusalOf, setHeadersOf, shownOnDashboard, titleFor } from './refusals';
 import { logInPage, messagePage, signUpPage, type PageContext } from './pages';
 import type { PortalService } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
@@ -106,9 +107,9 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   const post = (...handlers: RequestHandler[]) => formPost(hasFormCookie, checkFormToken, ...handlers);
   const sessionPost = (...handlers: RequestHandler[]) => formPost(requireSession, checkSessionToken, ...handlers);
 
-  const renderDashboard = async (res: Response, status: number, view: Omit<DashboardView, 'dashboard' | 'csrfToken'>) => {
+  const renderDashboard = async (res: Response, status: number, view: Omit<DashboardView, 'dashboard' | 'csrfToken'>, keysAfter?: KeyPosition) => {
     const session = locals(res).session!;
-    const dashboard = await service.dashboard(session.accountId);
+    const dashboard = await service.dashboard(session.accountId, keysAfter);
     send(res, status, dashboardPage(context(res, dashboard.account.email), { ...view, dashboard, csrfToken: session.csrfToken }));
   };
   const renderLogIn = (req: Request, res: Response, status: number, form: { email?: string; error?: string; notice?: string } = {}) =>
@@ -134,7 +135,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     .route('/')
     .get(async (req, res) => {
       if (!locals(res).session) return renderLogIn(req, res, 200);
-      await renderDashboard(res, 200, { notice: noticeFor(req) });
+      await renderDashboard(res, 200, { notice: noticeFor(req) }, keysPageOf(req));
     })
     .all(pageMethodNotAllowed(['GET', 'HEAD']));
 
@@ -286,15 +287,6 @@ function pageMethodNotAllowed(allowed: readonly string[]): RequestHandler {
   };
 }
 
-/** The headers a refusal must carry on its page as well (Retry-After, Allow). */
-function setHeadersOf(res: Response, refusal: ErrorAnswer): void {
-  for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-}
-
-/** A refusal of what a person asked on the dashboard (a bad form, a key limit) is shown there; the rest on a page of its own. */
-function shownOnDashboard(error: unknown): error is ErrorAnswer {
-  return error instanceof ErrorAnswer && error.status < 500;
-}
 
 /** `/portal/usage` (with or without a trailing slash, as the router matches it) is JSON, not a page: its errors are too. */
 function isUsageApi(req: Request): boolean {

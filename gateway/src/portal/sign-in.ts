@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../../shared/src/errors';
 import { STARTER_PLAN } from '../accounts/types';
-import type { AccountService } from '../admin/account-service';
-import { MAX_NAME_LENGTH } from '../admin/schemas';
+import type { AccountService } from '../accounts/account-service';
+import { MAX_NAME_LENGTH } from '../accounts/schemas';
 import type { PortalSignup } from '../config';
 import type { AttemptGate, TakenAttempt } from './attempt-gate';
 import type { AttemptKind } from './attempt-limits';

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import request from 'supertest';
 import { createLogger } from '../../../shared/src/logger';
-import { AccountService } from '../../src/admin/account-service';
+import { AccountService } from '../../src/accounts/account-service';
 import { createAdminApp } from '../../src/admin/app';
-import { OpsReports } from '../../src/admin/reports';
+import { OpsReports } from '../../src/accounts/reports';
 import { RedisAccountStore } from '../../src/accounts/redis-account-store';
 import type { AccountStore } from '../../src/accounts/types';
 import type { AuditLog } from '../../src/audit/audit-log';
@@ -15,6 +15,7 @@ import { RedisUsageBoard } from '../../src/usage/redis-usage-board';
 import type { UsageBoard } from '../../src/usage/usage-board';
 import { opsParts } from './ops';
 import { useRedis } from './redis';
+import { SHARED_TOKEN_ACTOR } from '../../src/admin/tokens';
 
 /**
  * What the operations endpoints' tests (CONTRACT "Operations", gateway/test/ops-api-*.test.ts) share:
@@ -104,8 +105,8 @@ function useOpsApi(open: OpenStack) {
     const app = createAdminApp({
       service,
       reports: new OpsReports({ store, board, audit }),
-      adminToken: ADMIN,
       adminTokens: [
+        { name: SHARED_TOKEN_ACTOR, token: ADMIN },
         { name: 'alice', token: ALICE },
         { name: 'bob', token: BOB },
       ],

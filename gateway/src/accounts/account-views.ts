@@ -1,6 +1,6 @@
 import type { DailyCount, Quotas, WindowName, WindowState } from '../limits/types';
 import type { ApiEnvironment } from '../../../shared/src/settings';
-import { DEFAULT_KEY_ACCESS, type Account, type AccountPosition, type ApiKeyRecord, type KeyAccess, type Plan, type PlanName } from '../accounts/types';
+import { DEFAULT_KEY_ACCESS, type Account, type AccountPosition, type ApiKeyRecord, type KeyAccess, type Plan, type PlanName } from './types';
 
 /** What the ops use cases answer (the admin API's bodies, the portal's pages' data), and how records become them. */
 
@@ -48,6 +48,25 @@ export interface KeyView {
   lastUsedAt: string | null;
   /** ISO 8601 end of a temporary ban in force; null when not banned. */
   bannedUntil: string | null;
+}
+
+/** A place in an account's key order (oldest first, ties by id): where a page of its keys ends. */
+export interface KeyPosition {
+  createdAtMs: number;
+  id: string;
+}
+
+export interface KeyListQuery {
+  /** At most this many keys (no limit when absent: the whole list). */
+  limit?: number;
+  /** Only keys after this one in creation order. */
+  after?: KeyPosition;
+}
+
+export interface KeyPage {
+  keys: KeyView[];
+  /** Where the next page starts, when more keys follow; null on the last page. */
+  next: KeyPosition | null;
 }
 
 export interface AccountListQuery {
