@@ -53,7 +53,11 @@ export function keySetSeenContract(store: AccountStore): void {
       await store.addKey(key);
       await store.revokeKey(key.id, LATE);
       await store.removeRevokedKey(key.id);
-      await store.addKey(aKey(account.id), { version: 1 });
+      expect(await store.getKey(key.id)).toBeNull();
+      expect(await store.keySetVersion(account.id)).toBe(1);
+      const next = aKey(account.id);
+      await store.addKey(next, { version: 1 });
+      expect(await store.getKey(next.id)).toEqual(next);
     });
 
     it('when a roll is asked with a stale version, then it is refused and neither key changes; with the current one, it rolls and counts one more', async () => {
