@@ -1,4 +1,4 @@
-import { hashApiKey, parseApiKey, type KeyHash } from '../keys/api-key';
+import type { KeyHash } from '../keys/api-key';
 import { withDeadline } from '../store-errors';
 import { KeyEntries, ownerOf, toPrincipal, type KeyEntry } from './key-entries';
 import type { AccountStore, ChangeEvent, KeyResolution, Principal } from './types';
@@ -166,18 +166,6 @@ export class PrincipalResolver {
       if (result !== NOT_ADMITTED) return result;
       // That lookup's caller was refused: this one tries its own admission (or joins the next try).
     }
-  }
-
-  /** A key as presented: null when malformed, else `cached`, then `lookUp` when the caches cannot answer. */
-  async resolve(apiKey: string): Promise<Principal | null> {
-    const parsed = parseApiKey(apiKey);
-    if (!parsed.ok) return null;
-    const hash = hashApiKey(parsed.key);
-    const answer = this.cached(hash);
-    if (answer.state === 'valid') return answer.principal;
-    if (answer.state === 'refused') return null;
-    const result = await this.lookUp(hash);
-    return result === NOT_ADMITTED ? null : result;
   }
 
   /** Forgets everything cached. */

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { resolveKey } from '../../test/support/resolve-key';
 import { MemoryKeys, stageApp, type LocalsSeen } from '../../test/support/stage-app';
 import { LookupGate } from '../accounts/lookup-gate';
 import { MemoryAccountStore } from '../accounts/memory-account-store';
@@ -69,7 +70,7 @@ describe('the identify stage, from the Authorization header and the key caches',
 
   it('when the caches know the key as valid, then its principal is set and nothing refused, from one cache hit', async () => {
     const { key, keyId, accountId } = await keys.add();
-    await keys.resolver.resolve(key);
+    await resolveKey(keys.resolver, key);
     const before = keys.resolver.stats;
     expect(await localsFor(`Bearer ${key}`)).toEqual({ principal: { keyId, accountId } });
     expect(keys.resolver.stats).toMatchObject({ hits: before.hits + 1, misses: before.misses });
@@ -77,7 +78,7 @@ describe('the identify stage, from the Authorization header and the key caches',
 
   it('when the caches know the key as unknown or revoked, then it is refused as invalid without a look-up', async () => {
     const { key } = await keys.add({ revoked: true });
-    await keys.resolver.resolve(key);
+    await resolveKey(keys.resolver, key);
     expect(await localsFor(`Bearer ${key}`, shut())).toEqual(refusal('The API key is invalid or has been revoked.'));
   });
 
@@ -86,7 +87,7 @@ describe('the identify stage, from the Authorization header and the key caches',
     const expiredChallenge = { 'WWW-Authenticate': 'Bearer realm="animal-store", error="invalid_token", error_description="The API key has expired"' };
     const plain = await keys.add({ expiresAt });
     const rolled = await keys.add({ expiresAt, replacedBy: 'key_00000000000000000000' });
-    for (const { key } of [plain, rolled]) await keys.resolver.resolve(key);
+    for (const { key } of [plain, rolled]) await resolveKey(keys.resolver, key);
 
     expect(await localsFor(`Bearer ${plain.key}`)).toEqual(refusal(`This API key expired at ${expiresAt}; use another key of the account, or create one.`, expiredChallenge));
     expect(await localsFor(`Bearer ${rolled.key}`)).toEqual(
@@ -123,7 +124,7 @@ describe('the identify stage, when the caches cannot answer', () => {
 
   it('when a valid key was refreshed by an account change, then it is looked up again without the gate', async () => {
     const { key, keyId, accountId } = await keys.add();
-    await keys.resolver.resolve(key);
+    await resolveKey(keys.resolver, key);
     const account = (await keys.store.getAccount(accountId))!;
     await keys.store.updateAccount({ ...account, plan: 'pro' });
     expect(keys.resolver.cached(hashApiKey(key)).state).toBe('recheck');

@@ -52,7 +52,7 @@ export function keySetSeenContract(store: AccountStore): void {
       const key = aKey(account.id);
       await store.addKey(key);
       await store.revokeKey(key.id, LATE);
-      await store.removeRevokedKey(key.id);
+      await store.pruneRetiredKeys(account.id, LATE, { retiredKept: 0, retiredRetentionMs: 0 });
       expect(await store.getKey(key.id)).toBeNull();
       expect(await store.keySetVersion(account.id)).toBe(1);
       const next = aKey(account.id);
