@@ -35,8 +35,9 @@ export interface PublicAppDeps {
 }
 
 /**
- * The public app: health, `/docs`, `/portal` and the API under `/v1`, one Express app with one
- * error handler that answers every refusal in the Error shape.
+ * The public app: health, `/docs`, `/portal` and the API under `/v1`, one Express app that ends in
+ * one error handler answering every refusal in the Error shape (the portal renders its own refusals
+ * as pages before it: `portal/routes.ts`).
  *
  * `/v1` is an Express router; its stages, one file each in `pipeline/` (or `links/`, `extensions/`),
  * run in the order of the list in `pipeline/stages.ts`, and tell each other what they learn on
