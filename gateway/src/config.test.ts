@@ -129,6 +129,13 @@ describe('gateway configuration', () => {
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '0' })).toEqual([expect.stringMatching(/^BODY_TIMEOUT_MS must be an integer/)]);
   });
 
+  it('when PREFLIGHT_PER_MINUTE is set, then it is the per-address limit of CORS preflights; the default is 600; 0 or a word is refused naming it', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).preflightPerMinute).toBe(600);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PREFLIGHT_PER_MINUTE: '30' }).preflightPerMinute).toBe(30);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PREFLIGHT_PER_MINUTE: '0' })).toEqual([expect.stringMatching(/^PREFLIGHT_PER_MINUTE must be an integer/)]);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PREFLIGHT_PER_MINUTE: 'many' })).toEqual([expect.stringMatching(/^PREFLIGHT_PER_MINUTE must be an integer/)]);
+  });
+
   it('when NODE_ENV=production lacks the secrets, then both are named', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
     expect(problems).toEqual(

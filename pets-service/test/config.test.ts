@@ -36,6 +36,7 @@ describe('pets-service configuration', () => {
       production: false,
       publicBaseUrl: undefined,
       apiEnvironment: 'production',
+      bodyTimeoutMs: 10_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(existsSync(path.dirname(dbPath))).toBe(true);
