@@ -24,6 +24,7 @@ import { checksText, nodesText, table } from './report';
 import { aggregate, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
+import { tracingCost, tracingCostText, type TracingCost } from './tracing-cost';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
 import { checksOf, ratiosOf, type Check, type Ratios } from './targets';
 
@@ -56,6 +57,8 @@ export interface BenchReport {
   ratios: Ratios;
   /** What an Idempotency-Key costs a create, per target (bench/idempotency.ts). */
   idempotency: IdempotencyCost[];
+  /** What tracing at 10 % costs a served request (bench/tracing-cost.ts). */
+  tracing?: TracingCost;
   checks: Check[];
   /** Checks missed (full mode exits with status 1 when this is not empty). */
   missed: string[];
@@ -67,10 +70,10 @@ const progress = (line: string) => process.stderr.write(`${line}\n`);
 async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : [])];
+  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : []), 'gateway-traced'];
   const scenarios = scenariosFor(targets);
   progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
-  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
+  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, tracedGateway: true, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
   try {
     const load = { connections: options.connections, seconds: options.seconds };
     if (options.warmupSeconds > 0) {
@@ -125,6 +128,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
       halfRate: { rate, scenarios: halfResults, addedP99Ms },
       ratios,
       idempotency: idempotencyCost(results),
+      tracing: tracingCost(results, system.receiver?.exports ?? 0),
       checks,
       missed: [...failures, ...checks.filter((c) => !c.met).map((c) => `${c.name}: ${c.value}, wanted ${c.target}`)],
       warnings,
@@ -189,6 +193,9 @@ function print(report: BenchReport): void {
     '',
     'What an Idempotency-Key costs a create (with the header − without):',
     idempotencyCostText(report.idempotency),
+    '',
+    'What tracing costs a served request (OTLP export, 10 % of traces kept; traced − tracing off):',
+    tracingCostText(report.tracing),
     '',
     `${report.mode === 'full' ? 'Targets' : 'Targets (quick mode: reported, not checked)'}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks),
