@@ -1,8 +1,10 @@
 import path from 'node:path';
+import { signServiceToken } from '../../shared/src/internal-token';
 import { OtlpReceiver, SPAN_KIND, type ReceivedSpan } from '../../tools/otlp-receiver';
 import { waitFor } from '../helpers/ports';
-import type { ServiceProcess } from '../helpers/processes';
-import { createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
+import { createTestDatabase, describeIfPostgres, type TestDatabase } from '../helpers/postgres';
+import { COMPILED, ServiceProcess, spawnOnFreePorts } from '../helpers/processes';
+import { TEST_SECRET, createAccountWithKey, startSystem, type SystemHandle } from '../helpers/system';
 
 /**
  * Tracing through the real processes (operating contract, "Tracing"): the compiled gateway (on a
@@ -170,6 +172,62 @@ describe('tracing on: OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     await system.pets.stop();
     expect(loadedSdkModules(system.gateways[0]!.process)).toBeGreaterThan(0);
     expect(loadedSdkModules(system.pets)).toBeGreaterThan(0);
+  });
+});
+
+const describePostgres = describeIfPostgres();
+
+describePostgres('tracing on, the pets-service on PostgreSQL', () => {
+  let receiver: OtlpReceiver;
+  let database: TestDatabase;
+  let pets: { process: ServiceProcess; url: string };
+
+  beforeAll(async () => {
+    receiver = await OtlpReceiver.start();
+    database = await createTestDatabase('tracing');
+    pets = await spawnOnFreePorts(1, async ([port = 0]) => {
+      const child = ServiceProcess.spawn(COMPILED.pets, {
+        PETS_PORT: String(port),
+        DATABASE_URL: database.url,
+        INTERNAL_JWT_SECRET: TEST_SECRET,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+      const url = `http://127.0.0.1:${port}`;
+      await child.ready(`${url}/healthz`);
+      return { process: child, url };
+    });
+  });
+
+  afterAll(async () => {
+    await pets?.process.stop();
+    await database?.drop();
+    await receiver?.stop();
+  });
+
+  it('when a create carries a traceparent, then its statements are spans of that trace, with their text and never the values', async () => {
+    const { traceId, traceparent } = callerTrace();
+    const response = await fetch(`${pets.url}/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${signServiceToken('tracing-test', TEST_SECRET)}`, 'content-type': 'application/json', traceparent },
+      body: JSON.stringify({ name: 'Confidential Rex', categoryId: 1 }),
+    });
+    expect(response.status).toBe(201);
+
+    let spans: ReceivedSpan[] = [];
+    await waitFor(() => {
+      spans = receiver.trace(traceId);
+      return spans.some((span) => String(span.attributes['db.query.text']).includes('INSERT INTO pets'));
+    }, 15_000, 'the INSERT span');
+    const server = serverSpan(spans, 'pets-service')!;
+    expect(server.parentSpanId).toBe(CALLER_SPAN);
+    const insert = spans.find((span) => String(span.attributes['db.query.text']).includes('INSERT INTO pets'))!;
+    expect(insert).toMatchObject({ kind: SPAN_KIND.client });
+    expect(insert.attributes['db.system.name']).toBe('postgresql');
+    expect(insert.attributes['db.query.text']).toMatch(/\$1/);
+    expect(descendsFrom(insert, server, spans)).toBe(true);
+    expect(JSON.stringify(spans)).not.toContain('Confidential Rex');
   });
 });
 
