@@ -16,6 +16,8 @@ export interface ReceivedSpan {
   spanId: string;
   /** Empty for a root span. */
   parentSpanId: string;
+  /** The W3C `tracestate` the span carried (empty: none). */
+  traceState: string;
   name: string;
   /** OTLP's numbers: 1 internal, 2 server, 3 client. */
   kind: number;
@@ -37,7 +39,7 @@ interface OtlpAttribute {
 interface OtlpExport {
   resourceSpans?: {
     resource?: { attributes?: OtlpAttribute[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpAttribute[] }[] }[];
+    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; traceState?: string; name: string; kind: number; attributes?: OtlpAttribute[] }[] }[];
   }[];
 }
 
@@ -94,6 +96,7 @@ export class OtlpReceiver {
             traceId: span.traceId,
             spanId: span.spanId,
             parentSpanId: span.parentSpanId ?? '',
+            traceState: span.traceState ?? '',
             name: span.name,
             kind: span.kind,
             attributes: attributesOf(span.attributes),

@@ -89,6 +89,7 @@ describe('tracing on: OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 
     const gatewaySpan = serverSpan(spans, 'gateway')!;
     expect(gatewaySpan.parentSpanId).toBe(CALLER_SPAN);
+    expect(gatewaySpan.traceState).toBe('vendor=1');
     expect(gatewaySpan.name).toBe('GET /v1/pets');
     expect(gatewaySpan.attributes).toMatchObject({
       'http.request.method': 'GET',
@@ -110,6 +111,8 @@ describe('tracing on: OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 
     const petsSpan = serverSpan(spans, 'pets-service')!;
     expect(descendsFrom(petsSpan, gatewaySpan, spans)).toBe(true);
+    // The caller's tracestate went upstream with the traceparent.
+    expect(petsSpan.traceState).toBe('vendor=1');
     expect(petsSpan.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.route': '/pets', 'http.response.status_code': 200 });
 
     const statement = spans.find((span) => span.attributes['db.system.name'] === 'sqlite')!;
