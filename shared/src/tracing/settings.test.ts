@@ -15,6 +15,14 @@ describe('tracingSettingsOf', () => {
     });
   });
 
+  it('when a variable is set but empty, then it counts as unset, as the OpenTelemetry specification says', () => {
+    expect(tracingSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }, 'gateway')).toBeUndefined();
+    expect(tracingSettingsOf({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ' ', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: '' }, 'gateway')).toEqual({
+      protocol: 'http/protobuf',
+      defaultServiceName: 'gateway',
+    });
+  });
+
   it('when the SDK is disabled or the traces exporter is none, then tracing is off', () => {
     expect(tracingSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }, 'gateway')).toBeUndefined();
     expect(tracingSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }, 'gateway')).toBeUndefined();

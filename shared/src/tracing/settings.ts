@@ -19,7 +19,9 @@ export interface TracingSettings {
 }
 
 /** Undefined when tracing is off: no endpoint, `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. Throws a ConfigError on a bad value. */
-export function tracingSettingsOf(env: NodeJS.ProcessEnv, defaultServiceName: string): TracingSettings | undefined {
+export function tracingSettingsOf(environment: NodeJS.ProcessEnv, defaultServiceName: string): TracingSettings | undefined {
+  // The OpenTelemetry specification reads an empty variable as unset (a compose file's `OTEL_…=`).
+  const env = Object.fromEntries(Object.entries(environment).filter(([name, value]) => !name.startsWith('OTEL_') || value?.trim()));
   const reader = new EnvReader(env);
   const endpointName = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none';
