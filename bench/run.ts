@@ -24,6 +24,7 @@ import { checksText, nodesText, table } from './report';
 import { aggregate, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
+import { waitFor } from '../tools/ports';
 import { tracingCost, tracingCostText, type TracingCost } from './tracing-cost';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
 import { checksOf, ratiosOf, type Check, type Ratios } from './targets';
@@ -104,6 +105,8 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     const halfP99 = (target: TargetName) => halfResults.find((r) => r.target === target)!.latencyMs.p99;
     const addedP99Ms = round(halfP99('gateway-redis') - halfP99('direct'), 3);
 
+    // The traced gateway exports in the SDK's batches (every 5 s): the last one may still be due.
+    await waitFor(() => (system.receiver?.exports ?? 1) > 0, 6_000, 'an OTLP export').catch(() => undefined);
     const ratios = ratiosOf(byId, options.inProcessGateway);
     const checks = checksOf(ratios, addedP99Ms);
     const warnings = warningsOf([...results, ...halfResults]);
