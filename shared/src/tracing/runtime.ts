@@ -5,7 +5,7 @@ import type { Attributes, Span } from '@opentelemetry/api';
  * What the request path knows of tracing. Nothing here loads OpenTelemetry: with tracing off
  * (`OTEL_EXPORTER_OTLP_ENDPOINT` unset) `tracing` stays undefined and no SDK module is ever
  * required, so every caller pays one property read (`if (tracing)`), allocates nothing and calls
- * nothing. `sdk.ts` installs the runtime when it starts (docs/adr/0027-tracing-sdk-pieces.md).
+ * nothing. `sdk.ts` installs the runtime when it starts (docs/adr/0030-tracing-sdk-pieces.md).
  */
 export interface TracingRuntime {
   /** The server span of an incoming request (undefined for a request not traced, e.g. /healthz). */

@@ -1,7 +1,7 @@
 /**
  * The OpenTelemetry SDK, started by `start.ts` only when an OTLP endpoint is set: the only module
- * that loads OpenTelemetry at run time. Pieces rather than @opentelemetry/sdk-node, whose last
- * line for Node 20 drags in exporters and detectors we do not use (docs/adr/0027-tracing-sdk-pieces.md):
+ * that loads OpenTelemetry at run time. Pieces rather than @opentelemetry/sdk-node (not installed:
+ * it would bring every exporter, the logs and metrics SDKs; docs/adr/0030-tracing-sdk-pieces.md):
  * a NodeTracerProvider (the sampler from OTEL_TRACES_SAMPLER and _ARG, the batch from OTEL_BSP_*),
  * the OTLP/HTTP exporter of the chosen protocol (it reads OTEL_EXPORTER_OTLP_* itself), the
  * resource from OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES, W3C trace context, and the
