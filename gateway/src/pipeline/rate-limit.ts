@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
-import { accessRefusal } from '../keys/key-policy';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
 import type { Principal } from '../accounts/types';
@@ -49,7 +48,7 @@ function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecis
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   const charge = anonymousCharge(options);
   /** The answer to the account's decision: a refusal, or undefined to go on. */
-  const decide = (req: Request, res: Response, principal: Principal, decision: LimitDecision): ApiError | undefined => {
+  const decide = (res: Response, principal: Principal, decision: LimitDecision): ApiError | undefined => {
     options.onDecision(decision.outcome, 'key');
     options.onKeyDecision?.(principal, decision);
     const retryAfter = applyHeaders(res, decision);
@@ -59,8 +58,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     if (decision.outcome === 'limited') {
       return new ApiError('rate_limited', `Rate limit exceeded: the account's per-${decision.binding} limit is used up; retry after ${retryAfter} seconds.`);
     }
-    // Accepted and counted: only now is a read-only key's write refused (403, with these headers).
-    return accessRefusal(principal, req.method);
+    return undefined;
   };
   return (req, res, next) => {
     const { principal } = v1Locals(res);
@@ -68,7 +66,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     if (!principal) charge(req, res).then(next, next);
     else {
       const decision = tracingOn() ? traceRateLimit(req, res, principal, () => options.limiter.consumeKey(principal)) : options.limiter.consumeKey(principal);
-      decision.then((outcome) => next(decide(req, res, principal, outcome)), next);
+      decision.then((outcome) => next(decide(res, principal, outcome)), next);
     }
   };
 }
