@@ -4,7 +4,7 @@ import { ROOT } from '../helpers/processes';
 
 /**
  * An error nobody can catch (a timer's, a rejected promise's) in a process that installed
- * `keepServingThroughStrayErrors`, as both entry points do (ADR 0029): logged through pino, and the
+ * `keepServingThroughStrayErrors`, as both entry points do (ADR 0031): logged through pino, and the
  * process goes on. Node's default is to exit 1 (issue 24's review: a middleware throwing in a timer
  * killed the gateway; test/e2e/gateway-extensions.test.ts shows it on the gateway itself).
  */
