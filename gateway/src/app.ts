@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { ApiError, errorHandler, notAllowed, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import { interfaceDescriptionFor } from '../../shared/src/openapi';
-import { continueIfExpected, type Lifecycle } from '../../shared/src/http-server';
+import type { Lifecycle } from '../../shared/src/http-server';
+import { refuseBodiesOver } from '../../shared/src/request-body';
 import { requestId } from '../../shared/src/request-id';
 import type { GatewayConfig } from './config';
 import { interactiveDocs } from './docs/interactive-docs';
@@ -15,7 +16,7 @@ import type { PetsProxy } from './upstream/pets-proxy';
 import type { LookupGate } from './accounts/lookup-gate';
 
 export interface PublicAppDeps {
-  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl' | 'corsOrigins'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'anonPerMinute' | 'anonIpv6PrefixLength' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl' | 'corsOrigins' | 'preflightPerMinute'>;
   logger: Logger;
   /** Where the one line per request goes (default: `logger`). */
   accessLogger?: Logger;
@@ -70,31 +71,26 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   mountStages(v1, v1Stages({ config, keys, lookups, limits, document, petsProxy, operatorMiddleware }));
   app.use('/v1', v1);
 
-  app.get('/healthz', (_req, res) => {
+  // Health and the docs take no body: one announced is refused at once, never read.
+  const noBody = refuseBodiesOver(0);
+  app.get('/healthz', noBody, (_req, res) => {
     res.json({ status: 'ok' });
   });
   // Degraded still serves (limits fall back to each replica), so it stays 200 and says so;
   // a draining replica answers 503 so that a balancer stops sending it new work.
-  app.get('/readyz', (_req, res) => {
+  app.get('/readyz', noBody, (_req, res) => {
     if (lifecycle.draining) res.status(503).json({ status: 'draining', rateLimiter: limiter.mode });
     else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
   });
-  app.use('/docs', guardDocs, ...interactiveDocs(document, { title: 'Animal Store API' }));
+  app.use('/docs', guardDocs, noBody, ...interactiveDocs(document, { title: 'Animal Store API' }));
 
   // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
-  // Its forms are read without conditions of their own: a client waiting for 100 Continue gets it at once.
-  if (portal) app.use('/portal', sendContinue, portal);
+  if (portal) app.use('/portal', portal);
 
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;
 }
-
-/** Answers `Expect: 100-continue` at once (what Node does when the server leaves it to Node). */
-const sendContinue: RequestHandler = (req, res, next) => {
-  continueIfExpected(req, res);
-  next();
-};
 
 /**
  * `/docs` is read-only and its paths are plain file names. swagger-ui-express answers any method

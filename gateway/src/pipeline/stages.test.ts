@@ -25,7 +25,7 @@ beforeAll(() => {
   keys = new MemoryKeys();
   limiter = new MemoryLimiter({ threshold: 100, seconds: 60 });
   stages = v1Stages({
-    config: { bodyTimeoutMs: 1_000, internalJwtSecret: 'x'.repeat(32), trustProxy: false, apiEnvironment: 'production', publicBaseUrl: undefined, corsOrigins: [], anonIpv6PrefixLength: 56 },
+    config: { bodyTimeoutMs: 1_000, internalJwtSecret: 'x'.repeat(32), trustProxy: false, apiEnvironment: 'production', publicBaseUrl: undefined, corsOrigins: [], preflightPerMinute: 600, anonIpv6PrefixLength: 56 },
     keys: keys.resolver,
     lookups: new LookupGate({ perClientPerMinute: 10, queuedPerSecond: 10 }),
     limits: { limiter, anonPerMinute: 10, anonIpv6PrefixLength: 56, onDecision: () => undefined },

@@ -30,7 +30,7 @@ export interface V1Stage {
 }
 
 export interface V1StageOptions {
-  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl' | 'corsOrigins' | 'anonIpv6PrefixLength'>;
+  config: Pick<GatewayConfig, 'bodyTimeoutMs' | 'internalJwtSecret' | 'trustProxy' | 'apiEnvironment' | 'publicBaseUrl' | 'corsOrigins' | 'preflightPerMinute' | 'anonIpv6PrefixLength'>;
   keys: IdentifyOptions['keys'];
   lookups: IdentifyOptions['lookups'];
   limits: RateLimitOptions;
@@ -54,7 +54,7 @@ export function v1Stages({ config, keys, lookups, limits, document, petsProxy, o
     { name: 'deprecation', middleware: [markDeprecated], reads: [], writes: ['route'] },
     // After the deprecation headers (a preflight of the deprecated path carries them too), before
     // identity: a preflight needs no key and costs no quota.
-    { name: 'browsers', middleware: optional(browserAccess(config.corsOrigins)), reads: [], writes: [] },
+    { name: 'browsers', middleware: optional(browserAccess(config.corsOrigins, { perMinute: config.preflightPerMinute, ipv6PrefixLength: config.anonIpv6PrefixLength })), reads: [], writes: [] },
     {
       name: 'identify',
       middleware: [identify({ keys, lookups, environment: config.apiEnvironment, anonIpv6PrefixLength: config.anonIpv6PrefixLength })],
