@@ -31,6 +31,8 @@ module.exports = {
       ...shared,
       displayName: 'service',
       testMatch: ['<rootDir>/{gateway,pets-service}/test/**/*.test.ts'],
+      // A file that leaves a socket, server, timer or process open fails, named (test/helpers/handle-guard-environment.js).
+      testEnvironment: '<rootDir>/test/helpers/handle-guard-environment.js',
     },
     {
       ...shared,

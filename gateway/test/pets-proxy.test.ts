@@ -10,16 +10,21 @@ import { createKey, startGateway } from './support/gateway';
  * connection was refused, or nothing was written), or when it is safe to repeat (GET, HEAD).
  */
 const servers: net.Server[] = [];
+/** Every connection the replicas accepted: a silent replica never reads, so it never sees the gateway hang up. */
+const connections = new Set<net.Socket>();
 let gateway: Gateway | undefined;
 
 afterEach(async () => {
   await gateway?.close();
   gateway = undefined;
-  for (const server of servers.splice(0)) server.close();
+  for (const socket of connections) socket.destroy();
+  connections.clear();
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
 async function listen(server: net.Server): Promise<string> {
   servers.push(server);
+  server.on('connection', (socket: net.Socket) => connections.add(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

@@ -1,0 +1,38 @@
+const { setTimeout: sleep } = require('node:timers/promises');
+const { TestEnvironment } = require('jest-environment-node');
+const { activeResources, addedResources: added } = require('./active-resources');
+
+/** How long a file's handles may take to go after its last test: closing a socket or a child process is asynchronous. */
+const SETTLE_MS = 10_000;
+
+/**
+ * The service tier's environment: a test file fails if it leaves a handle open (a socket, a server,
+ * a timer, a child process) once its tests and hooks are done. Each jest worker runs many files, so
+ * one file's leftover kept the worker from exiting, and jest only said at the very end that "a worker
+ * process has failed to exit gracefully", naming no file; here the file that leaked is named. To find
+ * what it left, run it alone with `--detectOpenHandles`.
+ */
+class HandleGuardEnvironment extends TestEnvironment {
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = context.testPath;
+  }
+
+  async setup() {
+    this.before = activeResources();
+    await super.setup();
+  }
+
+  async teardown() {
+    const deadline = Date.now() + SETTLE_MS;
+    let left = added(this.before, activeResources());
+    while (left.length > 0 && Date.now() < deadline) {
+      await sleep(50);
+      left = added(this.before, activeResources());
+    }
+    await super.teardown();
+    if (left.length > 0) throw new Error(`${this.testPath} left open after its tests: ${left.join(', ')} (run it alone with --detectOpenHandles to see where they were opened)`);
+  }
+}
+
+module.exports = HandleGuardEnvironment;
