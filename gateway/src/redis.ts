@@ -107,9 +107,22 @@ export interface FeedSubscriber {
   disconnect(): void;
 }
 
-/** A connection for SUBSCRIBE: it may queue (nothing waits on it) and resubscribes after reconnecting. */
+/**
+ * A connection for SUBSCRIBE: it may queue (nothing waits on it) and reconnects by itself; its user
+ * subscribes again on every 'ready' (`RedisChangeFeed`). ioredis's own resubscription is off: its
+ * promise is held by nobody, so a connection closed before Redis answered it (a feed closed just
+ * after Redis came back) rejected it unhandled ('Connection is closed.').
+ */
 export function createSubscriber(url: string): Redis {
-  const client = new Redis(url, { ...requestPathOptions, enableAutoPipelining: false, enableOfflineQueue: true, commandTimeout: undefined, lazyConnect: false, maxRetriesPerRequest: null });
+  const client = new Redis(url, {
+    ...requestPathOptions,
+    enableAutoPipelining: false,
+    enableOfflineQueue: true,
+    commandTimeout: undefined,
+    lazyConnect: false,
+    maxRetriesPerRequest: null,
+    autoResubscribe: false,
+  });
   client.on('error', () => undefined);
   return client;
 }

@@ -53,8 +53,8 @@ export class RedisChangeFeed {
       this.hasBeenReady = true;
       return;
     }
-    // ioredis resubscribes by itself, but 'ready' comes before Redis has confirmed it. Our own
-    // SUBSCRIBE is answered after that one, so once it resolves no later message can be missed.
+    // The subscription is ours to renew (ioredis's own is off: see `createSubscriber`). Once Redis
+    // has answered it, no later message can be missed.
     this.subscriber.subscribe(this.channel).then(
       () => {
         if (!this.closed) this.listeners.emit({ type: 'reset' });
