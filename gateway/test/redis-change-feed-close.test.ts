@@ -36,8 +36,8 @@ describe('RedisChangeFeed closed right after a reconnection', () => {
     await feed.whenSubscribed();
     expect(subscriber.status).toBe('ready');
 
-    // 'ready' is emitted on the tick after the reconnected subscriber has written its SUBSCRIBE; no
-    // answer can have been read yet.
+    // 'ready' comes on the tick after the connection is back, and every SUBSCRIBE (ioredis's own, if
+    // on, and the feed's) is written by then; answers arrive by I/O, so none can have been read yet.
     subscriber.once('ready', () => {
       proxy.holdAnswers();
       feed.close();
