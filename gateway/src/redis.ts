@@ -36,8 +36,17 @@ const reconnectDelay = (attempt: number) => Math.min(50 * attempt, 500);
  */
 const AUTO_PIPELINING = { enableAutoPipelining: true } as const;
 
+/**
+ * How long a `disconnect()` waits for the socket to close before destroying it. ioredis arms that
+ * timer at every disconnect and clears it only when the socket closes: on a connection that is down
+ * already (Redis unreachable, reconnecting) it runs out in full, and its 2 s default kept a closed
+ * gateway's process alive that long.
+ */
+export const DISCONNECT_TIMEOUT_MS = 100;
+
 const requestPathOptions: RedisOptions = {
   ...AUTO_PIPELINING,
+  disconnectTimeout: DISCONNECT_TIMEOUT_MS,
   enableOfflineQueue: false,
   commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
   maxRetriesPerRequest: 1,
@@ -65,7 +74,7 @@ const clusterRequestPathOptions: ClusterOptions = {
   // a burst of first commands finds the node still connecting, and without an offline queue each of
   // them is bounced into ioredis's 100 ms retry loop: requests then miss their deadline on a healthy
   // cluster.
-  redisOptions: { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false },
+  redisOptions: { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false, disconnectTimeout: DISCONNECT_TIMEOUT_MS },
 };
 
 /** The connection commands go through. Resolves once connected, or after `waitMs` even if not (the gateway then starts degraded). */
@@ -188,7 +197,7 @@ export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscribe
     const node = nodes[this.nextNode++ % nodes.length];
     if (!node) return;
     // No reconnection of its own: when this node goes, the next one is tried at once.
-    const connection = new Redis({ host: node.host, port: node.port, connectTimeout: 1_000, retryStrategy: () => null, enableOfflineQueue: true, maxRetriesPerRequest: null });
+    const connection = new Redis({ host: node.host, port: node.port, connectTimeout: 1_000, retryStrategy: () => null, enableOfflineQueue: true, maxRetriesPerRequest: null, disconnectTimeout: DISCONNECT_TIMEOUT_MS });
     this.connection = connection;
     connection.on('error', () => undefined);
     connection.on('message', (channel: string, message: string) => this.emit('message', channel, message));

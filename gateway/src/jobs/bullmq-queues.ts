@@ -1,6 +1,6 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import Redis, { Cluster } from 'ioredis';
-import type { RedisTarget } from '../redis';
+import { DISCONNECT_TIMEOUT_MS, type RedisTarget } from '../redis';
 import { DEFAULT_CONCURRENCY, ENDED_JOB_IDS_KEPT_MS, type JobQueue, type JobQueues, type QueueOptions, type QueueStats } from './types';
 
 /** Failed jobs are kept this long (for `stats` and for ops looking into Redis). */
@@ -12,7 +12,7 @@ const FAILED_JOBS_KEPT_SECONDS = 7 * 24 * 60 * 60;
  * it but background work.
  */
 function connectionFor(target: RedisTarget): Redis | Cluster {
-  const options = { maxRetriesPerRequest: null, enableOfflineQueue: true } as const;
+  const options = { maxRetriesPerRequest: null, enableOfflineQueue: true, disconnectTimeout: DISCONNECT_TIMEOUT_MS } as const;
   const client = 'url' in target ? new Redis(target.url, options) : new Cluster(target.clusterNodes.map((node) => ({ ...node })), { redisOptions: options });
   client.on('error', () => undefined); // ioredis reconnects by itself; BullMQ reports what it cannot do
   return client;
