@@ -35,6 +35,8 @@ describe('gateway configuration', () => {
       adminTokenGenerated: true,
       portalSignup: 'open',
       workers: 1,
+      webhookAllowPrivate: false,
+      webhookRetryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000],
     });
     expect(config.adminToken.length).toBeGreaterThanOrEqual(32);
     expect(Object.isFrozen(config)).toBe(true);
@@ -49,10 +51,12 @@ describe('gateway configuration', () => {
       TRUST_PROXY: '10.0.0.0/99, proxy.local',
       BAN_SECONDS: '-1',
       LOG_LEVEL: 'loud',
+      WEBHOOK_ALLOW_PRIVATE: 'yes',
+      WEBHOOK_RETRY_SCHEDULE: '5s,soon',
       INTERNAL_JWT_SECRET: SECRET,
     });
     expect(problems.join('\n')).toEqual(expect.stringContaining('PORT'));
-    for (const name of ['PORT', 'REDIS_URL', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_TRY_TIMEOUT_MS', 'TRUST_PROXY', 'BAN_SECONDS', 'LOG_LEVEL']) {
+    for (const name of ['PORT', 'REDIS_URL', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_TRY_TIMEOUT_MS', 'TRUST_PROXY', 'BAN_SECONDS', 'LOG_LEVEL', 'WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_RETRY_SCHEDULE']) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }
   });

@@ -5,6 +5,7 @@ import { SECRET_MIN_LENGTH, readSharedSettings, type SharedSettings } from '../.
 import { isHostName } from './admin/host-check';
 import { ADMIN_TOKEN_NAME, ADMIN_TOKEN_TEXT, SHARED_TOKEN_ACTOR, type AdminToken } from './admin/tokens';
 import type { ClusterNode, RedisTarget } from './redis';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule';
 
 export interface GatewayConfig extends SharedSettings {
   host: string;
@@ -51,6 +52,10 @@ export interface GatewayConfig extends SharedSettings {
   corsOrigins: readonly string[];
   /** `GATEWAY_MIDDLEWARE`: the operator's middleware modules, as given (relative to the working directory, or absolute), in order. */
   gatewayMiddleware: readonly string[];
+  /** `WEBHOOK_ALLOW_PRIVATE=true`: webhook endpoints may be http:// and internal addresses (development and tests only). */
+  webhookAllowPrivate: boolean;
+  /** `WEBHOOK_RETRY_SCHEDULE`: the delays (ms) between a failed delivery attempt and the next. */
+  webhookRetryDelaysMs: readonly number[];
 }
 
 export const PORTAL_SIGNUP_MODES = ['open', 'closed'] as const;
@@ -94,6 +99,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     workers: read.integer('GATEWAY_WORKERS', 1, { min: 1, max: 64 }),
     corsOrigins: parseCorsOrigins(read),
     gatewayMiddleware: parseModuleList(read),
+    webhookAllowPrivate: read.oneOf('WEBHOOK_ALLOW_PRIVATE', 'false', ['true', 'false']) === 'true',
+    webhookRetryDelaysMs: parseWebhookRetrySchedule(read),
   };
   if (config.workers > 1 && config.redisUrl === undefined && config.redisClusterNodes === undefined) {
     read.problem(
@@ -217,6 +224,13 @@ function parseModuleList(read: EnvReader): string[] {
     return [];
   }
   return entries;
+}
+
+function parseWebhookRetrySchedule(read: EnvReader): readonly number[] {
+  const delays = parseRetrySchedule(read.string('WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE);
+  if (typeof delays !== 'string') return delays;
+  read.problem(`WEBHOOK_RETRY_SCHEDULE: ${delays}`);
+  return [];
 }
 
 function parseClusterNodes(read: EnvReader): ClusterNode[] | undefined {

@@ -18,6 +18,8 @@ import { requireKnownHost } from './host-check';
 import { TokenFailures } from './token-failures';
 import { SHARED_TOKEN_ACTOR, type AdminToken } from './tokens';
 import { usageChart } from '../usage/usage-chart';
+import type { WebhookService } from '../webhooks/webhook-service';
+import { mountWebhookRoutes } from './webhook-routes';
 
 export interface AdminAppOptions {
   service: AccountService;
@@ -38,6 +40,8 @@ export interface AdminAppOptions {
    * `requireAdmin` is the same bearer check the ops routes use, for routes that want it.
    */
   extraRoutes?: (app: Express, helpers: { requireAdmin: RequestHandler }) => void;
+  /** The webhook use cases; without them the webhook routes answer 404. */
+  webhooks?: WebhookService;
 }
 
 const REALM = 'Bearer realm="admin"';
@@ -265,6 +269,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     })
     .all(methodNotAllowed(['GET']));
 
+  if (options.webhooks) mountWebhookRoutes(app, options.webhooks);
   extraRoutes?.(app, { requireAdmin });
 
   app.use(notFoundHandler);

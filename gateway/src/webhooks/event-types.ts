@@ -23,7 +23,7 @@ export interface WebhookEvent {
   at: number;
   accountId: string;
   /** The contract's payload for the type; never a key. */
-  data: Readonly<Record<string, unknown>>;
+  data: object;
 }
 
 /** The body every endpoint receives: `{type, timestamp, data}` (the same bytes on every attempt). */
