@@ -52,6 +52,7 @@ export const CONSOLE_MODULES = [
   'accounts-view.js',
   'account-view.js',
   'account-keys.js',
+  'account-webhooks.js',
   'usage-view.js',
   'audit-view.js',
 ];

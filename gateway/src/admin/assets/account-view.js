@@ -1,6 +1,7 @@
 // One account: its facts, usage now, the 30-day chart, the plan form, its keys and its audit entries.
 
 import { showKeys } from './account-keys.js';
+import { showWebhooks } from './account-webhooks.js';
 import { api, historyChart } from './admin-api.js';
 import { auditRow } from './audit-view.js';
 import { $, el, show, status } from './dom.js';
@@ -13,16 +14,20 @@ export async function showAccount(id) {
   $('new-key').hidden = true;
   $('plan-error').textContent = '';
   $('key-error').textContent = '';
-  const [account, keys, audit, chart] = await Promise.all([
+  $('new-webhook').hidden = true;
+  $('webhook-error').textContent = '';
+  const [account, keys, audit, chart, webhooks] = await Promise.all([
     api('GET', `/admin/accounts/${encodeURIComponent(id)}`),
     api('GET', `/admin/accounts/${encodeURIComponent(id)}/keys`),
     api('GET', `/admin/audit?account=${encodeURIComponent(id)}&limit=50`),
     historyChart(id),
+    api('GET', `/admin/accounts/${encodeURIComponent(id)}/webhooks`),
   ]);
   currentAccount = account.data;
   renderAccount(account.data);
   $('history-chart').replaceChildren(chart);
   showKeys(account.data.id, keys.data, () => showAccount(currentAccount.id));
+  showWebhooks(account.data.id, webhooks.data, () => showAccount(currentAccount.id));
   $('account-audit-table').tBodies[0].replaceChildren(...audit.data.map(auditRow));
 }
 
