@@ -14,6 +14,7 @@ import { createPortalRouter } from './routes';
 import { Sessions, type SessionPolicy } from './sessions';
 import type { LogInSlowdown } from './sign-in';
 import type { PortalStore } from './store';
+import type { WebhookService } from '../webhooks/webhook-service';
 
 /** Numbers a test may shorten or cheapen; production uses the defaults written beside each. */
 export interface PortalTuning {
@@ -32,6 +33,8 @@ export interface PortalDeps {
   redis?: RedisClient;
   redisPrefix?: string;
   tuning?: PortalTuning;
+  /** The webhook use cases, for the "Webhooks" pages. */
+  webhooks?: WebhookService;
 }
 
 export interface Portal {
@@ -41,7 +44,7 @@ export interface Portal {
 }
 
 /** The developer portal: its store (Redis or in process, like the account store), use cases and routes. */
-export function createPortal({ config, accounts, limiter, redis, redisPrefix = DEFAULT_PORTAL_REDIS_PREFIX, tuning = {} }: PortalDeps): Portal {
+export function createPortal({ config, accounts, limiter, redis, redisPrefix = DEFAULT_PORTAL_REDIS_PREFIX, tuning = {}, webhooks }: PortalDeps): Portal {
   const portalStore: PortalStore = redis ? new RedisPortalStore(redis, redisPrefix) : new MemoryPortalStore();
   const redisKeys = portalRedisKeys(redisPrefix);
   const service = new PortalService({
@@ -56,6 +59,6 @@ export function createPortal({ config, accounts, limiter, redis, redisPrefix = D
     ipv6PrefixLength: config.anonIpv6PrefixLength,
     slowdown: tuning.logInSlowdown,
   });
-  const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl });
+  const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl, webhooks });
   return { router, close: () => portalStore.close() };
 }

@@ -38,7 +38,8 @@ export function layout(context: PageContext, title: string, main: Html): Html {
     <a href="/docs">API documentation</a>
     ${
       signedIn
-        ? html`${signedIn.email ? html`<span class="who">${signedIn.email}</span>` : null}
+        ? html`<a href="/portal/webhooks">Webhooks</a>
+    ${signedIn.email ? html`<span class="who">${signedIn.email}</span>` : null}
     <form method="post" action="/portal/logout" class="inline">
       <input type="hidden" name="_csrf" value="${signedIn.csrfToken}">
       <button type="submit" class="link">Log out</button>

@@ -77,6 +77,6 @@ function asPortalRefusal(error: unknown): never {
 }
 
 /** Who made a change through the portal, for the audit trail: the account itself. */
-function portalActor(accountId: string): string {
+export function portalActor(accountId: string): string {
   return `portal:${accountId}`;
 }

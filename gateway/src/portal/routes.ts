@@ -15,6 +15,8 @@ import type { PortalService } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
 import type { Credentials, StartedSession } from './sign-in';
 import { securityHeaders, sentFromPortal } from './web-security';
+import type { WebhookService } from '../webhooks/webhook-service';
+import { mountWebhookPages } from './webhook-routes';
 
 export interface PortalRouterDeps {
   service: PortalService;
@@ -22,6 +24,8 @@ export interface PortalRouterDeps {
   environment: ApiEnvironment;
   /** PUBLIC_BASE_URL: the API's address in the `curl` line, the portal's origin, and whether cookies are Secure. */
   publicBaseUrl: string | undefined;
+  /** The webhook use cases: the "Webhooks" pages (`webhook-routes.ts`); absent, there are none. */
+  webhooks?: WebhookService;
 }
 
 interface PortalLocals {
@@ -40,7 +44,7 @@ const REVOKED_NOTICE = /^key_[0-9A-Za-z]{20}$/;
  * Every POST must come from a portal page (Origin/Referer) and carry a CSRF token: the session's
  * once logged in, the form cookie's before.
  */
-export function createPortalRouter({ service, assets, environment, publicBaseUrl }: PortalRouterDeps): Router {
+export function createPortalRouter({ service, assets, environment, publicBaseUrl, webhooks }: PortalRouterDeps): Router {
   const router = Router({ caseSensitive: true, strict: false });
   const cookies = portalCookies(publicBaseUrl);
   const publicOrigin = publicBaseUrl === undefined ? undefined : new URL(publicBaseUrl).origin;
@@ -233,6 +237,10 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     .all((req) => {
       throw notAllowed(req.method, '/portal/usage', 'GET, HEAD');
     });
+
+  if (webhooks) {
+    mountWebhookPages(router, { webhooks, requireSession, sessionPost, session: (res) => locals(res).session!, context: (res) => context(res), send, pageMethodNotAllowed });
+  }
 
   router.use((req) => {
     throw new PortalRefusal(404, `There is no portal page at ${req.originalUrl.split('?')[0]}.`);
