@@ -21,6 +21,10 @@ import { redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { createLimiter } from './limits';
 import { FailoverLimiter } from './limits/failover-limiter';
 import type { Limiter } from './limits/types';
+import { MemoryCrossingMarks, RedisCrossingMarks, type CrossingMarks } from './events/crossing-marks';
+import { EventBus } from './events/event-bus';
+import { QuotaCrossings } from './events/quota-crossings';
+import { createJobQueues, type JobQueues } from './jobs';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
@@ -51,6 +55,10 @@ export interface Gateway {
   /** Keys' last use (fed by the rate-limit stage, flushed in the background). */
   readonly keyUse: KeyUseRecorder;
   readonly metrics: GatewayMetrics;
+  /** What happened to accounts (quota crossings, key changes), for email and webhooks to hear. */
+  readonly events: EventBus;
+  /** Durable work off the request path (emails, webhook deliveries): BullMQ with Redis, in process without. */
+  readonly jobs: JobQueues;
   /** 'Redis', 'Redis Cluster' or 'in-process store': where accounts, keys and counters live. */
   readonly storeKind: string;
   /** True once a stop has begun: readiness answers 503. */
@@ -71,6 +79,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
   // The ops read models live beside the store: in Redis under its keyspace, or in process.
   let usage: UsageBoard;
   let audit: AuditLog;
+  let crossingMarks: CrossingMarks;
   if (target) {
     redis = await connectTarget(target);
     const redisStore = new RedisAccountStore({ redis, subscriber: createTargetSubscriber(target, redis) });
@@ -81,12 +90,17 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     usage = new RedisUsageBoard({ redis, key, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'usage board not flushed; retrying') });
     // Operators' changes and the portal's in streams of their own: a portal account cannot flush the operators' trail.
     audit = new SeparatedAuditLog(new RedisAuditLog({ redis, key }), new RedisAuditLog({ redis, key, stream: 'audit:portal', maxEntries: PORTAL_AUDIT_ENTRIES_KEPT }));
+    crossingMarks = new RedisCrossingMarks(redis, key);
   } else {
     logger.warn('REDIS_URL is not set (nor REDIS_CLUSTER_NODES): accounts, keys and rate limits are kept in this process only; limits are per process and nothing survives a restart');
     store = new MemoryAccountStore();
     usage = new LocalUsageBoard();
     audit = new SeparatedAuditLog(new MemoryAuditLog(), new MemoryAuditLog(PORTAL_AUDIT_ENTRIES_KEPT));
+    crossingMarks = new MemoryCrossingMarks();
   }
+  const events = new EventBus((err, event) => logger.warn({ err, event: event.type }, 'an event listener failed'));
+  const jobs = createJobQueues(target, (err) => logger.debug({ err }, 'job queue: Redis call failed; retrying'));
+  const quotaCrossings = new QuotaCrossings({ marks: crossingMarks, bus: events, onError: (err) => logger.debug({ err }, 'quota crossing not marked; retrying on the next request') });
   const keyUse = new KeyUseRecorder({ store, flushIntervalMs: config.opsFlushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'key last-use times not flushed; retrying') });
 
   const limiter = createLimiter({
@@ -136,6 +150,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
         const now = Date.now();
         keyUse.note(subject.keyId, now);
         usage.observe(subject, decision, now);
+        quotaCrossings.observe(subject, decision);
       },
     }),
     adminApp: createAdminApp({
@@ -153,12 +168,14 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     usage,
     keyUse,
     metrics,
+    events,
+    jobs,
     storeKind: storeKindOf(config),
     draining: false,
     async close() {
       replicas.close();
       // The last flushes first, while the store's connection is still open.
-      await Promise.all([usage.close(), keyUse.close()]);
+      await Promise.all([usage.close(), keyUse.close(), jobs.close()]);
       lookups.close();
       await Promise.all([limiter.close(), keys.close(), store.close(), portal.close()]);
       await redis?.quit().catch(() => redis?.disconnect());

@@ -1,0 +1,37 @@
+import { BullJobQueues } from '../src/jobs/bullmq-queues';
+import { MemoryJobQueues } from '../src/jobs/memory-queues';
+import { TestRedisCluster } from '../../test/helpers/redis-cluster';
+import { jobQueueContract } from './job-queue.contract';
+import { useRedis } from './support/redis';
+
+/** The job queues' contract in process, on a real Redis and on a real three-master Redis Cluster. */
+const redis = useRedis();
+
+jobQueueContract('MemoryJobQueues', async () => new MemoryJobQueues(), { shared: false });
+
+jobQueueContract('BullJobQueues on Redis', async () => new BullJobQueues({ url: redis.url }, () => undefined), { shared: true });
+
+describe('BullJobQueues specifics', () => {
+  it("when a queue holds jobs, then every Redis key of it carries the queue's hash tag", async () => {
+    const jobs = new BullJobQueues({ url: redis.url }, () => undefined, 'tagged');
+    try {
+      const queue = jobs.queue<string>('email', { retryDelaysMs: [], handle: async () => undefined });
+      await queue.add('x', { jobId: 'one:with:colons' });
+      const keys = await redis.server.client.keys('*tagged*');
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.every((key) => key.startsWith('{tagged:email}:'))).toBe(true);
+    } finally {
+      await jobs.close();
+    }
+  });
+});
+
+describe('on Redis Cluster', () => {
+  // Each queue's keys share its hash tag's slot: BullMQ's scripts would fail with CROSSSLOT otherwise.
+  let cluster: TestRedisCluster | undefined;
+  beforeAll(async () => void (cluster = await TestRedisCluster.start()), 30_000);
+  afterAll(async () => cluster?.stop());
+  const nodes = () => (cluster as TestRedisCluster).addresses;
+
+  jobQueueContract('BullJobQueues on Redis Cluster', async () => new BullJobQueues({ clusterNodes: nodes() }, () => undefined), { shared: true });
+});
