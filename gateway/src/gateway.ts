@@ -29,6 +29,7 @@ import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
 import { createPetsProxy } from './upstream/pets-proxy';
+import { createWebhooks, type Webhooks } from './webhooks';
 import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
@@ -59,6 +60,8 @@ export interface Gateway {
   readonly events: EventBus;
   /** Durable work off the request path (emails, webhook deliveries): BullMQ with Redis, in process without. */
   readonly jobs: JobQueues;
+  /** Account endpoints that hear of events, and their deliveries. */
+  readonly webhooks: Webhooks;
   /** 'Redis', 'Redis Cluster' or 'in-process store': where accounts, keys and counters live. */
   readonly storeKind: string;
   /** True once a stop has begun: readiness answers 503. */
@@ -126,7 +129,8 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
   const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, tryTimeoutMs: config.upstreamTryTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
-  const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning });
+  const webhooks = createWebhooks({ config, redis, jobs, events, audit, requireAccount: (id) => accounts.getAccount(id), logger, registry: metrics.registry });
+  const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning, webhooks: webhooks.service });
 
   const gateway: Gateway = {
     publicApp: createApp({
@@ -162,6 +166,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       tokenFailures: new TokenFailures(TOKEN_FAILURE_POLICY, config.anonIpv6PrefixLength),
       logger,
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
+      webhooks: webhooks.service,
     }),
     accounts,
     limiter,
@@ -170,10 +175,12 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     metrics,
     events,
     jobs,
+    webhooks,
     storeKind: storeKindOf(config),
     draining: false,
     async close() {
       replicas.close();
+      webhooks.close();
       // The last flushes first, while the store's connection is still open.
       await Promise.all([usage.close(), keyUse.close(), jobs.close()]);
       lookups.close();

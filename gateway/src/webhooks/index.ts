@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { AuditLog } from '../audit/audit-log';
+import type { RedisClient } from '../redis';
+import type { Resolve } from './address-policy';
+import { WebhookDeliveries, type DeliveriesOptions } from './deliveries';
+import { MemoryWebhookStore } from './memory-webhook-store';
+import { registerWebhookMetrics } from './metrics';
+import type { EventSource, QueueFactory } from './queue-port';
+import { RedisWebhookStore } from './redis-webhook-store';
+import { WebhookService } from './webhook-service';
+
+export interface WebhooksDeps {
+  config: { webhookAllowPrivate: boolean; webhookRetryDelaysMs: readonly number[] };
+  /** The gateway's Redis command connection; absent, the webhooks' state stays in process. */
+  redis?: RedisClient;
+  jobs: QueueFactory;
+  events: EventSource;
+  audit: AuditLog;
+  requireAccount(accountId: string): Promise<unknown>;
+  logger: Logger;
+  registry?: Registry;
+  onDisabled?: DeliveriesOptions['onDisabled'];
+  resolve?: Resolve;
+}
+
+export interface Webhooks {
+  readonly service: WebhookService;
+  readonly deliveries: WebhookDeliveries;
+  /** Stops hearing events (the queue is closed with the gateway's other queues). */
+  close(): void;
+}
+
+/** The webhooks, put together: the store beside the gateway's others, the deliveries on the job queue, every domain event fanned out. */
+export function createWebhooks({ config, redis, jobs, events, audit, requireAccount, logger, registry, onDisabled, resolve }: WebhooksDeps): Webhooks {
+  const store = redis ? new RedisWebhookStore(redis) : new MemoryWebhookStore();
+  let onOutcome: DeliveriesOptions['onOutcome'];
+  const deliveries = new WebhookDeliveries({
+    store,
+    jobs,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    allowPrivate: config.webhookAllowPrivate,
+    logger,
+    onDisabled,
+    onOutcome: (outcome) => onOutcome?.(outcome),
+    resolve,
+  });
+  if (registry) onOutcome = registerWebhookMetrics(registry, () => deliveries.stats());
+  const service = new WebhookService({ store, deliveries, audit, requireAccount, allowPrivate: config.webhookAllowPrivate, logger, resolve });
+  // Every event of every account: whichever port or replica it happened on, it reaches this one bus.
+  const unsubscribe = events.subscribe((event) => deliveries.fanOut(event));
+  if (config.webhookAllowPrivate) logger.warn('WEBHOOK_ALLOW_PRIVATE=true: webhook endpoints may be http:// and internal addresses; never set it in production');
+  return { service, deliveries, close: unsubscribe };
+}
