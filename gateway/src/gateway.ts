@@ -30,6 +30,8 @@ import { createPortal, type PortalTuning } from './portal';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
 import { createPetsProxy } from './upstream/pets-proxy';
 import { createWebhooks, type Webhooks } from './webhooks';
+import { BanStarts } from './events/ban-starts';
+import { ExpiringKeys } from './events/expiring-keys';
 import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
@@ -127,9 +129,12 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
   store.onChange((event) => {
     if (event.type === 'ban-lifted') limiter.liftBan({ accountId: event.accountId, keyId: event.keyId }).catch((err: unknown) => logger.warn({ err }, 'could not lift a ban locally'));
   });
-  const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
+  const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger, events });
   const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, tryTimeoutMs: config.upstreamTryTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
   const webhooks = createWebhooks({ config, redis, jobs, events, audit, requireAccount: (id) => accounts.getAccount(id), logger, registry: metrics.registry });
+  // Key events the limiter and the clock decide (the use cases publish the others), each once across replicas.
+  const banStarts = new BanStarts({ claims: webhooks.claims, keyOf: (id) => store.getKey(id), bus: events, onError: (err) => logger.debug({ err }, 'ban start not announced; retrying on the next refusal') });
+  const expiringKeys = new ExpiringKeys({ store, claims: webhooks.claims, bus: events, onError: (err) => logger.warn({ err }, 'key expiry sweep failed; retrying at the next') });
   const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning, webhooks: webhooks.service });
 
   const gateway: Gateway = {
@@ -155,6 +160,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
         keyUse.note(subject.keyId, now);
         usage.observe(subject, decision, now);
         quotaCrossings.observe(subject, decision);
+        banStarts.observe(subject, decision);
       },
     }),
     adminApp: createAdminApp({
@@ -181,6 +187,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     async close() {
       replicas.close();
       webhooks.close();
+      expiringKeys.close();
       // The last flushes first, while the store's connection is still open.
       await Promise.all([usage.close(), keyUse.close(), jobs.close()]);
       lookups.close();

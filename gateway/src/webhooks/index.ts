@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { AuditLog } from '../audit/audit-log';
+import type { Claims } from '../events/claims';
 import type { RedisClient } from '../redis';
 import type { Resolve } from './address-policy';
 import { WebhookDeliveries, type DeliveriesOptions } from './deliveries';
@@ -27,6 +28,8 @@ export interface WebhooksDeps {
 export interface Webhooks {
   readonly service: WebhookService;
   readonly deliveries: WebhookDeliveries;
+  /** Once-only claims across replicas, kept in the webhook store (for the key events' detectors). */
+  readonly claims: Claims;
   /** Stops hearing events (the queue is closed with the gateway's other queues). */
   close(): void;
 }
@@ -50,5 +53,5 @@ export function createWebhooks({ config, redis, jobs, events, audit, requireAcco
   // Every event of every account: whichever port or replica it happened on, it reaches this one bus.
   const unsubscribe = events.subscribe((event) => deliveries.fanOut(event));
   if (config.webhookAllowPrivate) logger.warn('WEBHOOK_ALLOW_PRIVATE=true: webhook endpoints may be http:// and internal addresses; never set it in production');
-  return { service, deliveries, close: unsubscribe };
+  return { service, deliveries, claims: store, close: unsubscribe };
 }
