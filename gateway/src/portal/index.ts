@@ -2,14 +2,11 @@ import type { Router } from 'express';
 import type { AccountService } from '../accounts/account-service';
 import type { GatewayConfig } from '../config';
 import type { Limiter } from '../limits/types';
-import type { RedisClient } from '../redis';
 import { loadPortalAssets } from './assets';
-import { AttemptLimits, type AttemptPolicies } from './attempt-limits';
+import type { AttemptLimits, AttemptPolicies } from './attempt-limits';
 import { DeviceCookies } from './device-cookies';
-import { MemoryPortalStore } from './memory-store';
 import { PasswordHasher, type ScryptCost } from './passwords';
 import { PortalService } from './portal-service';
-import { DEFAULT_PORTAL_REDIS_PREFIX, RedisPortalStore, portalRedisKeys } from './redis-store';
 import { createPortalRouter } from './routes';
 import { Sessions, type SessionPolicy } from './sessions';
 import type { LogInSlowdown } from './sign-in';
@@ -29,9 +26,9 @@ export interface PortalDeps {
   accounts: AccountService;
   /** For the usage history. */
   limiter: Pick<Limiter, 'history'>;
-  /** The gateway's Redis command connection; absent: the portal keeps its state in process. */
-  redis?: RedisClient;
-  redisPrefix?: string;
+  /** Sign-ins and sessions (in process or in Redis: `backends/`). */
+  store: PortalStore;
+  attempts: AttemptLimits;
   tuning?: PortalTuning;
   /** The webhook use cases, for the "Webhooks" pages. */
   webhooks?: WebhookService;
@@ -40,25 +37,22 @@ export interface PortalDeps {
 export interface Portal {
   /** Mounted at /portal on the public port. */
   readonly router: Router;
-  close(): Promise<void>;
 }
 
-/** The developer portal: its store (Redis or in process, like the account store), use cases and routes. */
-export function createPortal({ config, accounts, limiter, redis, redisPrefix = DEFAULT_PORTAL_REDIS_PREFIX, tuning = {}, webhooks }: PortalDeps): Portal {
-  const portalStore: PortalStore = redis ? new RedisPortalStore(redis, redisPrefix) : new MemoryPortalStore();
-  const redisKeys = portalRedisKeys(redisPrefix);
+/** The developer portal: its use cases and routes over its stores (chosen with every other store in `backends/`). */
+export function createPortal({ config, accounts, limiter, store, attempts, tuning = {}, webhooks }: PortalDeps): Portal {
   const service = new PortalService({
     accounts,
     limiter,
-    store: portalStore,
-    sessions: new Sessions(portalStore, tuning.sessions),
+    store,
+    sessions: new Sessions(store, tuning.sessions),
     hasher: new PasswordHasher({ cost: tuning.passwordCost }),
-    attempts: new AttemptLimits({ redis, keyPrefix: redisKeys.attempts, policies: tuning.attempts }),
+    attempts,
     devices: new DeviceCookies(config.internalJwtSecret),
     signUp: config.portalSignup,
     ipv6PrefixLength: config.anonIpv6PrefixLength,
     slowdown: tuning.logInSlowdown,
   });
   const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl, webhooks });
-  return { router, close: () => portalStore.close() };
+  return { router };
 }

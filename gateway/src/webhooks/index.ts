@@ -2,19 +2,17 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { AuditLog } from '../audit/audit-log';
 import type { Claims } from '../events/claims';
-import type { RedisClient } from '../redis';
 import type { Resolve } from './address-policy';
 import { WebhookDeliveries, type DeliveriesOptions } from './deliveries';
-import { MemoryWebhookStore } from './memory-webhook-store';
 import { registerWebhookMetrics } from './metrics';
 import type { EventSource, QueueFactory } from './queue-port';
-import { RedisWebhookStore } from './redis-webhook-store';
+import type { WebhookStore } from './store';
 import { WebhookService } from './webhook-service';
 
 export interface WebhooksDeps {
   config: { webhookAllowPrivate: boolean; webhookRetryDelaysMs: readonly number[] };
-  /** The gateway's Redis command connection; absent, the webhooks' state stays in process. */
-  redis?: RedisClient;
+  /** Endpoints and deliveries (in process or in Redis: `backends/`). */
+  store: WebhookStore;
   jobs: QueueFactory;
   events: EventSource;
   audit: AuditLog;
@@ -35,8 +33,7 @@ export interface Webhooks {
 }
 
 /** The webhooks, put together: the store beside the gateway's others, the deliveries on the job queue, every domain event fanned out. */
-export function createWebhooks({ config, redis, jobs, events, audit, requireAccount, logger, registry, onDisabled, resolve }: WebhooksDeps): Webhooks {
-  const store = redis ? new RedisWebhookStore(redis) : new MemoryWebhookStore();
+export function createWebhooks({ config, store, jobs, events, audit, requireAccount, logger, registry, onDisabled, resolve }: WebhooksDeps): Webhooks {
   let onOutcome: DeliveriesOptions['onOutcome'];
   const deliveries = new WebhookDeliveries({
     store,
