@@ -101,9 +101,10 @@ export class WebhookDeliveries {
   private async noteFailure(endpoint: StoredEndpoint, atMs: number): Promise<void> {
     const since = await this.options.store.noteFailure(endpoint.id, atMs);
     if (since === null || atMs - since < DISABLE_AFTER_FAILING_MS) return;
-    if (!(await this.options.store.disable(endpoint.id, new Date(atMs).toISOString()))) return;
+    const disabledAt = new Date(atMs).toISOString();
+    if (!(await this.options.store.disable(endpoint.id, disabledAt))) return;
     this.options.logger.warn({ webhookId: endpoint.id, accountId: endpoint.accountId }, 'webhook endpoint disabled: every delivery failed for 5 days');
-    await this.options.onDisabled?.(endpoint).catch((err: unknown) => this.options.logger.error({ err, webhookId: endpoint.id }, 'could not tell the owner their webhook endpoint was disabled'));
+    await this.options.onDisabled?.({ ...endpoint, disabledAt }).catch((err: unknown) => this.options.logger.error({ err, webhookId: endpoint.id }, 'could not tell the owner their webhook endpoint was disabled'));
   }
 }
 

@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/audit-log';
 import type { Claims } from '../events/claims';
 import type { Resolve } from './address-policy';
 import { WebhookDeliveries, type DeliveriesOptions } from './deliveries';
+import { disabledNotice, type OwnerNotice } from './disabled-notice';
 import { registerWebhookMetrics } from './metrics';
 import type { EventSource, QueueFactory } from './queue-port';
 import type { WebhookStore } from './store';
@@ -19,7 +20,11 @@ export interface WebhooksDeps {
   requireAccount(accountId: string): Promise<unknown>;
   logger: Logger;
   registry?: Registry;
-  onDisabled?: DeliveriesOptions['onDisabled'];
+  /**
+   * Tells an account's owner something by email, once per `jobId` (the email module's
+   * `AccountMail.toOwner`); absent, a disabled endpoint is only logged.
+   */
+  notifyOwner?: (accountId: string, notice: OwnerNotice, jobId: string) => Promise<unknown>;
   resolve?: Resolve;
 }
 
@@ -33,7 +38,7 @@ export interface Webhooks {
 }
 
 /** The webhooks, put together: the store beside the gateway's others, the deliveries on the job queue, every domain event fanned out. */
-export function createWebhooks({ config, store, jobs, events, audit, requireAccount, logger, registry, onDisabled, resolve }: WebhooksDeps): Webhooks {
+export function createWebhooks({ config, store, jobs, events, audit, requireAccount, logger, registry, notifyOwner, resolve }: WebhooksDeps): Webhooks {
   let onOutcome: DeliveriesOptions['onOutcome'];
   const deliveries = new WebhookDeliveries({
     store,
@@ -41,7 +46,7 @@ export function createWebhooks({ config, store, jobs, events, audit, requireAcco
     retryDelaysMs: config.webhookRetryDelaysMs,
     allowPrivate: config.webhookAllowPrivate,
     logger,
-    onDisabled,
+    onDisabled: notifyOwner && (async (endpoint) => void (await notifyOwner(endpoint.accountId, disabledNotice(endpoint), `webhook-disabled:${endpoint.id}`))),
     onOutcome: (outcome) => onOutcome?.(outcome),
     resolve,
   });
