@@ -122,11 +122,11 @@ export function addCommands(program: Command, context: CommandContext): void {
     .addOption(jsonOption());
 
   const webhooks = program.command('webhooks').description("Add, list and delete an account's webhook endpoints; see their deliveries; send a test event.");
-  admin(webhooks, 'add', 'Add a webhook endpoint to an account. Its signing secret (whsec_…) is printed this once.', (client, [id], o) =>
-    client.print('POST', `/admin/accounts/${segment(id!)}/webhooks`, { url: o.url, ...(o.events === undefined ? {} : { events: String(o.events).split(',') }) }),
+  admin(webhooks, 'add', 'Add a webhook endpoint (URL: where events are POSTed, https:// on a public address) to an account. Its signing secret (whsec_…) is printed this once.', (client, [id, url], o) =>
+    client.print('POST', `/admin/accounts/${segment(id!)}/webhooks`, { url, ...(o.events === undefined ? {} : { events: String(o.events).split(',') }) }),
   )
     .argument('<ACCOUNT_ID>')
-    .addOption(new Option('--url <URL>', 'where events are POSTed: https://, on a public address').makeOptionMandatory())
+    .argument('<URL>')
     .option('--events <TYPES>', `comma-separated event types (default: every one: ${WEBHOOK_EVENT_TYPES.join(', ')})`);
   admin(webhooks, 'list', "List an account's webhook endpoints (never their secrets).", (client, [id], o) =>
     client.list(`/admin/accounts/${segment(id!)}/webhooks`, WEBHOOK_COLUMNS, 'This account has no webhook endpoints.', o.json === true),
