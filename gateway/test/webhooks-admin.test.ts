@@ -87,7 +87,7 @@ describe('webhook endpoints through the admin API', () => {
     expect((await deliveries(endpoint.id)).body).toEqual([{ eventId: sent.body.eventId, type: 'webhook.test', status: 'delivered', attempts: 1, lastResponseStatus: 204, nextAttemptAt: null }]);
   });
 
-  it('when the receiver answers 500 twice, then the third attempt delivers, all three with one webhook-id', async () => {
+  it('when the receiver answers 500 twice, then the third attempt delivers, all three with one webhook-id, and the metrics count them', async () => {
     answers = (n) => (n <= 2 ? 500 : 200);
     const endpoint = await addEndpoint(await anAccount());
     await admin().post(`/admin/webhooks/${endpoint.id}/test`).set(auth).expect(202);
@@ -96,6 +96,11 @@ describe('webhook endpoints through the admin API', () => {
     expect(new Set(receiver.received.map((delivery) => delivery.id)).size).toBe(1);
     receiver.verifyAll(endpoint.secret);
     expect((await deliveries(endpoint.id)).body[0]).toMatchObject({ status: 'delivered', attempts: 3, lastResponseStatus: 200, nextAttemptAt: null });
+    const metrics = (await admin().get('/metrics').set(auth)).text;
+    expect(metrics).toContain('webhook_deliveries_total{outcome="retried"} 2');
+    expect(metrics).toContain('webhook_deliveries_total{outcome="delivered"} 1');
+    expect(metrics).toContain('webhook_deliveries_total{outcome="failed"} 0');
+    expect(metrics).toMatch(/^webhook_deliveries_pending 0$/m);
   });
 
   it('when the receiver always fails, then after the schedule the delivery is failed with every attempt counted', async () => {
