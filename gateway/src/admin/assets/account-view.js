@@ -15,6 +15,8 @@ export async function showAccount(id) {
   $('plan-error').textContent = '';
   $('key-error').textContent = '';
   $('new-webhook').hidden = true;
+  // The secret is shown once: not left in the page once it is hidden.
+  $('new-webhook-secret').textContent = '';
   $('webhook-error').textContent = '';
   const [account, keys, audit, chart, webhooks] = await Promise.all([
     api('GET', `/admin/accounts/${encodeURIComponent(id)}`),
