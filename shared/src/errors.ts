@@ -3,7 +3,6 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Logger } from 'pino';
 import { sendJson } from './json-response';
-import type { ComponentSchema } from './openapi'; // type-only: the document imports ERROR_CODES from here
 
 /** Every error code a client can see, with its HTTP status. The single catalogue. */
 export const ERROR_CATALOGUE = {
@@ -45,8 +44,22 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
+/**
+ * The Error shape of every refusal, as the interface description states it (`openapi/schemas.ts`
+ * takes it from here, so the document imports this module and never the other way round).
+ */
+export const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['code', 'message', 'status'],
+  properties: {
+    code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code.' },
+    message: { type: 'string', description: 'Human-readable description.' },
+    status: { type: 'integer', description: 'The HTTP status code.' },
+  },
+} as const;
+
 /** The Error shape's three fields, derived from its schema (which lets a later version add more: clients ignore them). */
-export type ErrorBody = Pick<FromSchema<ComponentSchema<'Error'>>, 'code' | 'message' | 'status'>;
+export type ErrorBody = Pick<FromSchema<typeof ERROR_SCHEMA>, 'code' | 'message' | 'status'>;
 
 /**
  * An error meant for the client, answered in the Error shape with its headers: its code and
@@ -94,7 +107,11 @@ export function sendError(res: ServerResponse, error: ErrorAnswer): void {
   sendJson(res, error.status, error.toBody());
 }
 
-/** Errors raised by body-parser carry a `type`; map the ones a client causes. */
+/**
+ * Errors raised by body-parser carry a `type`; map the ones a client causes. The gateway and the
+ * pets-service read bodies with their own reader (`request-body.ts`), which refuses in ApiErrors;
+ * this is the one mapping for a body-parser an operator's middleware may still use.
+ */
 function fromBodyParser(err: unknown): ApiError | undefined {
   if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
   const { type } = err as { type: unknown; limit?: number };
@@ -148,6 +165,14 @@ function fromStaticFiles(err: unknown): ApiError | undefined {
 }
 
 /**
+ * What a client may be told about an error, as an answer of this catalogue: an ErrorAnswer as it
+ * is, or what body-parser, the router or a static file meant by theirs; undefined for a fault.
+ */
+export function knownAnswer(err: unknown): ErrorAnswer | undefined {
+  return err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
+}
+
+/**
  * Closes the connection with this answer when the request announced a body that has not arrived
  * in full: nobody read it, and after a refusal nobody will. A keep-alive connection would have to
  * be read to its next request: a gigabyte, if that is what was announced. Call before the head is written.
@@ -170,7 +195,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     closeIfBodyUnread(req, res);
-    const known = err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
+    const known = knownAnswer(err);
     if (known) {
       sendError(res, known);
       return;

@@ -1,20 +1,20 @@
 import type { Express } from 'express';
 import { methodNotAllowed } from '../../../shared/src/errors';
-import { jsonBody } from '../../../shared/src/json-body';
+import { jsonBody, type JsonBodyOptions } from '../../../shared/src/json-body';
 import type { WebhookService } from '../webhooks/webhook-service';
 import { actorOf } from './app';
 import { deliveriesCursor, parseDeliveriesCursor } from './cursor';
 import { ListingQuery, nextPageLink } from './query';
 
 /** The ops API's webhook routes (CONTRACT.md "Webhooks"), mounted by `createAdminApp` behind its token check. */
-export function mountWebhookRoutes(app: Express, webhooks: WebhookService): void {
+export function mountWebhookRoutes(app: Express, webhooks: WebhookService, body: JsonBodyOptions): void {
   app
     .route('/admin/accounts/:id/webhooks')
     .get(async (req, res) => {
       new ListingQuery(req, []); // the whole list (at most 10)
       res.json(await webhooks.listEndpoints(req.params.id));
     })
-    .post(jsonBody(), async (req, res) => {
+    .post(jsonBody(body), async (req, res) => {
       const created = await webhooks.addEndpoint(req.params.id, req.body, { actor: actorOf(res) });
       res.status(201).location(`/admin/webhooks/${created.id}`).json(created);
     })

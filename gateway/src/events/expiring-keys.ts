@@ -1,4 +1,5 @@
-import type { AccountPosition, AccountStore } from '../accounts/types';
+import type { AccountPosition } from '../accounts/types';
+import type { AccountStore } from '../accounts/account-store';
 import type { Claims } from './claims';
 import type { EventBus } from './event-bus';
 import { keyEvent } from './key-events';

@@ -4,7 +4,7 @@ import { field } from './forms';
 import type { Html } from './html';
 import type { PageContext } from './pages';
 import { portalActor } from './portal-keys';
-import { asRefusal } from './refusals';
+import { shownOnDashboard } from './refusals';
 import type { ActiveSession } from './sessions';
 import { deliveriesPage, webhooksPage, type WebhooksView } from './webhook-pages';
 
@@ -45,9 +45,9 @@ export function mountWebhookPages(router: Router, deps: WebhookPageDeps): void {
           const added = await webhooks.addEndpoint(session(res).accountId, { url }, caller(res));
           await render(res, 201, { added });
         } catch (error) {
-          const refusal = asRefusal(error);
-          if (!refusal || refusal.status !== 400) throw error;
-          await render(res, 400, { error: refusal.message, typedUrl: url.slice(0, 2_048) });
+          // A URL or list refused is shown on the page, with what was typed; anything else on a page of its own.
+          if (!shownOnDashboard(error) || error.status !== 400) throw error;
+          await render(res, 400, { error: error.message, typedUrl: url.slice(0, 2_048) });
         }
       }),
     )
