@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { deliveryBody, type WebhookEvent, type WebhookEventType } from './event-types';
-import type { DeliveryQueue, QueueFactory, Attempt } from './queue-port';
+import type { Attempt, JobQueue, JobQueues } from '../jobs';
 import { isDelivered, sendDelivery, type AttemptResult } from './sender';
 import type { Resolve } from './address-policy';
 import { signatureHeaders } from './signature';
@@ -21,7 +21,7 @@ export type DeliveryOutcome = 'delivered' | 'retried' | 'failed';
 
 export interface DeliveriesOptions {
   store: WebhookStore;
-  jobs: QueueFactory;
+  jobs: Pick<JobQueues, 'queue'>;
   retryDelaysMs: readonly number[];
   /** `WEBHOOK_ALLOW_PRIVATE`: lifts the SSRF rules (development and tests). */
   allowPrivate: boolean;
@@ -42,7 +42,7 @@ export interface DeliveriesOptions {
  * receiver tells a repeat by `webhook-id`.
  */
 export class WebhookDeliveries {
-  private readonly queue: DeliveryQueue<DeliveryJob>;
+  private readonly queue: JobQueue<DeliveryJob>;
   private readonly now: () => number;
 
   constructor(private readonly options: DeliveriesOptions) {

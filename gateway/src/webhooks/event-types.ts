@@ -1,17 +1,10 @@
+import { KEY_EVENT_TYPES, QUOTA_EVENT_TYPES } from '../events/types';
+
 /**
  * What an endpoint can subscribe to: the domain events an account's own systems care about
  * (quota thresholds, key changes) and `webhook.test`, which exists only here.
  */
-export const WEBHOOK_EVENT_TYPES = [
-  'quota.warning',
-  'quota.exhausted',
-  'key.created',
-  'key.revoked',
-  'key.rolled',
-  'key.expiring',
-  'key.banned',
-  'webhook.test',
-] as const;
+export const WEBHOOK_EVENT_TYPES = [...QUOTA_EVENT_TYPES, ...KEY_EVENT_TYPES, 'webhook.test'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** One thing that happened to an account, as every endpoint subscribed to its type receives it. */

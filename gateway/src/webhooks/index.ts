@@ -6,7 +6,8 @@ import type { Resolve } from './address-policy';
 import { WebhookDeliveries, type DeliveriesOptions } from './deliveries';
 import { disabledNotice, type OwnerNotice } from './disabled-notice';
 import { registerWebhookMetrics } from './metrics';
-import type { EventSource, QueueFactory } from './queue-port';
+import type { EventBus } from '../events/event-bus';
+import type { JobQueues } from '../jobs';
 import type { WebhookStore } from './store';
 import { WebhookService } from './webhook-service';
 
@@ -14,8 +15,8 @@ export interface WebhooksDeps {
   config: { webhookAllowPrivate: boolean; webhookRetryDelaysMs: readonly number[] };
   /** Endpoints and deliveries (in process or in Redis: `backends/`). */
   store: WebhookStore;
-  jobs: QueueFactory;
-  events: EventSource;
+  jobs: Pick<JobQueues, 'queue'>;
+  events: Pick<EventBus, 'subscribe'>;
   audit: AuditLog;
   requireAccount(accountId: string): Promise<unknown>;
   logger: Logger;
