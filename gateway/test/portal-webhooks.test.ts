@@ -74,3 +74,14 @@ it("when another account asks for an endpoint's deliveries, tests or deletes it,
   expect((await owner.browser.get('/portal/webhooks')).text).toContain(webhookId);
   expect((await new PortalVisitor(gateway.publicApp).get('/portal/webhooks')).status).toBe(401);
 });
+
+it('when the owner creates a key in the portal, then key.created reaches the endpoint as it does from the admin API', async () => {
+  const { browser } = await signedUpOn(gateway);
+  const added = await browser.post('/portal/webhooks', { _csrf: csrfTokenIn((await browser.get('/portal/webhooks')).text), url: receiver.url });
+  const secret = secretIn(added.text)!;
+  const before = receiver.received.length;
+  const { keyId } = await browser.createKey({ name: 'from the portal' });
+  await waitFor(() => receiver.received.length === before + 1, 10_000, 'key.created from the portal');
+  const [payload] = receiver.verifyAll(secret, before);
+  expect(payload).toMatchObject({ type: 'key.created', data: { keyId, name: 'from the portal', access: 'read-write', expiresAt: null } });
+});

@@ -48,10 +48,10 @@ export class WebhookReceiver {
     return Number(new URL(this.url).port);
   }
 
-  /** Every delivery verified with `standardwebhooks` (throws on the first that is not), their payloads. */
-  verifyAll(secret: string): ReceivedDelivery['payload'][] {
+  /** Every delivery (from the `from`-th on) verified with `standardwebhooks` (throws on the first that is not), their payloads. */
+  verifyAll(secret: string, from = 0): ReceivedDelivery['payload'][] {
     const verifier = new Webhook(secret);
-    return this.received.map((delivery) =>
+    return this.received.slice(from).map((delivery) =>
       verifier.verify(delivery.body, { 'webhook-id': delivery.id, 'webhook-timestamp': delivery.timestamp, 'webhook-signature': delivery.signature }) as ReceivedDelivery['payload'],
     );
   }
