@@ -51,7 +51,7 @@ it('when every attempt fails for 5 days, then the endpoint is disabled, the owne
 
     // A domain event for the account no longer reaches the endpoint.
     const sent = receiver.received.length;
-    await deliveries.fanOut({ id: 'evt_after', type: 'key.revoked', at: now, accountId: 'acct_1', data: { accountId: 'acct_1', keyId: 'key_1', name: null, access: 'read-write', expiresAt: null } });
+    await deliveries.toEndpoints({ id: 'evt_after', type: 'key.revoked', at: now, accountId: 'acct_1', data: { accountId: 'acct_1', keyId: 'key_1', name: null, access: 'read-write', expiresAt: null } });
     expect(await deliveries.stats()).toMatchObject({ waiting: 0, delayed: 0 });
     await jobs.close();
     expect(await store.getDelivery(endpoint.id, 'evt_after')).toBeNull();

@@ -6,6 +6,9 @@ import type { Resolve } from './address-policy';
 import { signatureHeaders } from './signature';
 import type { DeliveryRecord, StoredEndpoint, WebhookStore } from './store';
 
+/** A fan-out that could not read the account's endpoints (the store down) is tried again after these. */
+const FAN_OUT_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000, 120_000, 600_000];
+
 /** An endpoint whose every attempt has failed for this long is disabled and its owner told. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 
@@ -43,15 +46,25 @@ export interface DeliveriesOptions {
  */
 export class WebhookDeliveries {
   private readonly queue: JobQueue<DeliveryJob>;
+  private readonly fanOuts: JobQueue<WebhookEvent>;
   private readonly now: () => number;
 
   constructor(private readonly options: DeliveriesOptions) {
     this.now = options.now ?? Date.now;
     this.queue = options.jobs.queue<DeliveryJob>('webhooks', { handle: (job, attempt) => this.attempt(job, attempt), retryDelaysMs: options.retryDelaysMs });
+    this.fanOuts = options.jobs.queue<WebhookEvent>('webhook-events', { handle: (event) => this.toEndpoints(event), retryDelaysMs: FAN_OUT_RETRY_DELAYS_MS });
+  }
+
+  /**
+   * Hands the event to its account's endpoints through a job of its own (id: the event's), so that
+   * a store that cannot be read at this moment delays the fan-out instead of losing the event.
+   */
+  async fanOut(event: WebhookEvent): Promise<void> {
+    await this.fanOuts.add(event, { jobId: event.id });
   }
 
   /** Queues the event for every enabled endpoint of its account subscribed to its type. */
-  async fanOut(event: WebhookEvent): Promise<void> {
+  async toEndpoints(event: WebhookEvent): Promise<void> {
     const endpoints = await this.options.store.listEndpoints(event.accountId);
     await Promise.all(endpoints.filter((endpoint) => endpoint.disabledAt === null && endpoint.events.includes(event.type)).map((endpoint) => this.enqueue(endpoint, event)));
   }
