@@ -1,5 +1,9 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { withDeadline } from '../store-errors';
 import type { DeliveryOutcome } from './deliveries';
+
+/** How long a scrape waits for the queue's counts. */
+const STATS_DEADLINE_MS = 500;
 
 /**
  * The webhooks' metrics, for the alert rules: `webhook_deliveries_pending` (deliveries waiting for
@@ -8,6 +12,7 @@ import type { DeliveryOutcome } from './deliveries';
  * `retried` (failed, to be tried again), `failed` (the last attempt failed)).
  */
 export function registerWebhookMetrics(registry: Registry, stats: () => Promise<{ waiting: number; delayed: number }>): (outcome: DeliveryOutcome) => void {
+  let lastPending = 0;
   new Gauge({
     name: 'webhook_deliveries_pending',
     help: 'Webhook deliveries waiting for their first or next attempt (the whole queue: with Redis, shared by every replica).',
@@ -15,8 +20,11 @@ export function registerWebhookMetrics(registry: Registry, stats: () => Promise<
     // Every worker reads the same queue: the sum would count it several times.
     aggregator: 'max',
     async collect() {
-      const { waiting, delayed } = await stats().catch(() => ({ waiting: 0, delayed: 0 }));
-      this.set(waiting + delayed);
+      // A scrape never waits on Redis: the queue's connection waits out an outage (BullMQ's), so
+      // its counts are bounded here and the last known value is served meanwhile.
+      const counts = await withDeadline(stats(), STATS_DEADLINE_MS, 'webhook queue counts').catch(() => undefined);
+      if (counts) lastPending = counts.waiting + counts.delayed;
+      this.set(lastPending);
     },
   });
   const attempts = new Counter({
