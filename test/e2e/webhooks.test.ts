@@ -94,3 +94,11 @@ it('when the receiver is down and the replica that queued a delivery is killed, 
   expect(log.map((delivery) => delivery.eventId)).toEqual([marker, eventId]);
   expect(log[1]!.attempts).toBeGreaterThanOrEqual(3);
 }, 120_000);
+
+it('when Redis is down, then a replica with webhook workers still stops by itself within its 10 s, exit 0', async () => {
+  const replica = system.gateways[system.gateways.length - 1]!;
+  await system.redis!.stop();
+  const started = Date.now();
+  expect(await replica.process.stop()).toBe(0);
+  expect(Date.now() - started).toBeLessThan(9_500);
+}, 30_000);
