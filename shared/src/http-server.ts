@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { MAX_REQUEST_HEADERS, answerEarly, answerRefusedRequests, parserHeaderLimit, requestHeadRefusal } from './client-errors';
+import { closeIfBodyUnread, declaresBody } from './errors';
 
 /**
  * The HTTP servers of both services: deliberate timeouts, and a drain that lets a rolling deploy
@@ -76,6 +77,7 @@ export function createDrainableServer(
       answerEarly(res, refusal);
       return;
     }
+    if (declaresBody(req)) closeWhenAnsweredUnread(req, res);
     app(req, res);
   };
   // Node checks the two request timeouts every `connectionsCheckingInterval` (30 s by default), so a
@@ -112,6 +114,20 @@ export function createDrainableServer(
     },
     cut: () => server.closeAllConnections(),
   };
+}
+
+/**
+ * Any answer written before the request's body has arrived in full (a page that ignores a body,
+ * a refusal) closes the connection: otherwise Node would read the rest of the body, whatever its
+ * size, to reach the connection's next request. Hooked where every head is written (Node's
+ * implicit head goes through `writeHead` too); only requests that announce a body pay for it.
+ */
+function closeWhenAnsweredUnread(req: IncomingMessage, res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    closeIfBodyUnread(req, this);
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
 }
 
 /**
