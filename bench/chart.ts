@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ScenarioResult } from './results';
-import type { BenchReport } from './run';
+import type { BenchReport } from './bench-report';
 import type { ProcessName } from './system';
 
 /**

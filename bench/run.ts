@@ -16,51 +16,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchChart } from './chart';
 import { countRedisTraffic, measure, type RunSample } from './measure';
-import { machineInfo, writeResults, type MachineInfo } from './output';
+import { machineInfo, writeResults } from './output';
 import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
 import { runProfiles } from './profile';
-import { idempotencyCost, idempotencyCostText, type IdempotencyCost } from './idempotency';
+import type { BenchReport, FrontNode } from './bench-report';
+import { idempotencyCost, idempotencyCostText } from './idempotency-cost';
 import { checksText, nodesText, table } from './report';
 import { aggregate, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
-import { checksOf, ratiosOf, type Check, type Ratios } from './targets';
-
-export interface HalfRate {
-  /** Requests per second: half the gateway's (Redis mode) measured maximum on GET list. */
-  rate: number;
-  scenarios: ScenarioResult[];
-  /** Gateway p99 − direct p99 at that rate, ms. */
-  addedP99Ms: number;
-}
-
-/** The Node executable the gateways and hops ran on. */
-export interface FrontNode {
-  path: string;
-  /** e.g. `v24.21.0`. */
-  version: string;
-}
-
-export interface BenchReport {
-  kind: 'bench';
-  mode: 'full' | 'quick';
-  startedAt: string;
-  finishedAt: string;
-  /** `node` is the bench's own Node (load generator, pets-service); the fronts ran on `frontNode`. */
-  machine: MachineInfo;
-  frontNode: FrontNode;
-  settings: Pick<BenchOptions, 'rounds' | 'repeats' | 'seconds' | 'warmupSeconds' | 'connections' | 'inProcessGateway' | 'logLevel'>;
-  scenarios: ScenarioResult[];
-  halfRate: HalfRate;
-  ratios: Ratios;
-  /** What an Idempotency-Key costs a create, per target (bench/idempotency.ts). */
-  idempotency: IdempotencyCost[];
-  checks: Check[];
-  /** Checks missed (full mode exits with status 1 when this is not empty). */
-  missed: string[];
-  warnings: string[];
-}
+import { checksOf, ratiosOf } from './targets';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 

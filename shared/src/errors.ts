@@ -3,7 +3,6 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Logger } from 'pino';
 import { sendJson } from './json-response';
-import type { ComponentSchema } from './openapi'; // type-only: the document imports ERROR_CODES from here
 
 /** Every error code a client can see, with its HTTP status. The single catalogue. */
 export const ERROR_CATALOGUE = {
@@ -45,8 +44,22 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
+/**
+ * The Error shape of every refusal, as the interface description states it (`openapi/schemas.ts`
+ * takes it from here, so the document imports this module and never the other way round).
+ */
+export const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['code', 'message', 'status'],
+  properties: {
+    code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code.' },
+    message: { type: 'string', description: 'Human-readable description.' },
+    status: { type: 'integer', description: 'The HTTP status code.' },
+  },
+} as const;
+
 /** The Error shape's three fields, derived from its schema (which lets a later version add more: clients ignore them). */
-export type ErrorBody = Pick<FromSchema<ComponentSchema<'Error'>>, 'code' | 'message' | 'status'>;
+export type ErrorBody = Pick<FromSchema<typeof ERROR_SCHEMA>, 'code' | 'message' | 'status'>;
 
 /**
  * An error meant for the client, answered in the Error shape with its headers: its code and

@@ -1,10 +1,12 @@
 import { hashApiKey, parseApiKey } from '../keys/api-key';
 import { withDeadline } from '../store-errors';
 import { KeyEntries, ownerOf, toPrincipal, type KeyEntry } from './key-entries';
-import type { AccountStore, ChangeEvent, KeyResolution, Principal } from './types';
+import type { ChangeEvent, KeyResolution, Principal } from './types';
+import type { ChangeFeed, KeyResolutionStore } from './account-store';
 
 export interface PrincipalResolverOptions {
-  store: AccountStore;
+  /** Where keys are looked up, and the change feed that tells the caches what to drop. */
+  store: KeyResolutionStore & Pick<ChangeFeed, 'onChange'>;
   /** Safety net for a missed change event: every entry is re-read after this long. */
   ttlMs?: number;
   /** While the store fails, an expired entry may still be served for this long past its expiry. */
@@ -66,7 +68,7 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
  * malformed key never reaches the store), then its SHA-256 is looked up in two in-process caches:
  * valid keys (least recently used evicted first, so a key in use stays) and, separately and
  * smaller, unknown and revoked keys (so a flood of minted keys evicts only its own kind). A miss
- * costs one store round trip (`AccountStore.resolveKey`). `cached` answers from the caches alone;
+ * costs one store round trip (`KeyResolutionStore.resolveKey`). `cached` answers from the caches alone;
  * `lookUp` asks the store once an admission (the pipeline's: the look-up gate) lets it, and
  * requests that ask about one key while its lookup is under way share it, admission included.
  *
@@ -81,7 +83,7 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
  */
 export class PrincipalResolver {
   private readonly counts = { hits: 0, unknownHits: 0, misses: 0, staleServed: 0 };
-  private readonly store: AccountStore;
+  private readonly store: PrincipalResolverOptions['store'];
   private readonly ttlMs: number;
   private readonly staleIfErrorMs: number;
   private readonly lookupTimeoutMs: number;

@@ -21,7 +21,7 @@ class FailingStore extends MemoryAccountStore {
 
 /** A gate that admits every look-up, and one that admits none (no budget, no room in the queue). */
 const open = () => new LookupGate({ perClientPerMinute: 100, queuedPerSecond: 100 });
-const shut = () => new LookupGate({ perClientPerMinute: 0, queuedPerSecond: 0.001, maxQueued: 0 });
+const shut = () => new LookupGate({ perClientPerMinute: 0, queuedPerSecond: 0, maxQueued: 0 });
 
 let keys: MemoryKeys;
 afterEach(() => keys.close());
