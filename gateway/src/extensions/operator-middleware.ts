@@ -13,7 +13,7 @@ function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const pass = (error?: unknown): void => {
       if (error === undefined || error === null || error === 'route' || error === 'router') next(error as undefined);
-      else next(operatorRefusal(error) ?? error);
+      else next(withRetryAfter(operatorRefusal(error), res) ?? error);
     };
     try {
       const result: unknown = middleware(req, res, pass);
@@ -22,6 +22,15 @@ function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
       pass(error ?? new Error('an operator middleware threw nothing'));
     }
   };
+}
+
+/**
+ * Every 429 carries Retry-After (CONTRACT, "Abuse limits"): an operator's 429 keeps one its
+ * middleware set on the response, and otherwise says 1 second, the least a client may be told.
+ */
+function withRetryAfter(refusal: ErrorAnswer | undefined, res: Response): ErrorAnswer | undefined {
+  if (refusal?.status !== 429 || res.getHeader('Retry-After') !== undefined) return refusal;
+  return new ErrorAnswer(refusal.code, refusal.status, refusal.message, { 'Retry-After': '1' });
 }
 
 /**
