@@ -53,9 +53,10 @@ async function main(): Promise<void> {
   });
   if (worker) offerMetricsToPrimary(gateway.metrics.registry);
 
-  // /v1 sends 100 Continue only once the key and the limits have passed (readBody); /docs and /portal at once.
+  // 100 Continue only once every check before the body has passed (the body reader sends it): the
+  // key and the limits on /v1, the origin and the session on a portal form, the token on the admin API.
   const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway, { continueByApplication: true });
-  const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway);
+  const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway, { continueByApplication: true });
   await publicServer.listen(config.port, config.host);
   await adminServer.listen(config.adminPort, config.adminHost);
   logger.info({ port: config.port, adminPort: config.adminPort, rateLimiter: gateway.limiter.mode, ...(worker ? { worker: process.pid } : {}) }, 'gateway listening');

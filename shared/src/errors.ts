@@ -107,7 +107,11 @@ export function sendError(res: ServerResponse, error: ErrorAnswer): void {
   sendJson(res, error.status, error.toBody());
 }
 
-/** Errors raised by body-parser carry a `type`; map the ones a client causes. */
+/**
+ * Errors raised by body-parser carry a `type`; map the ones a client causes. The gateway and the
+ * pets-service read bodies with their own reader (`request-body.ts`), which refuses in ApiErrors;
+ * this is the one mapping for a body-parser an operator's middleware may still use.
+ */
 function fromBodyParser(err: unknown): ApiError | undefined {
   if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
   const { type } = err as { type: unknown; limit?: number };
@@ -161,6 +165,14 @@ function fromStaticFiles(err: unknown): ApiError | undefined {
 }
 
 /**
+ * What a client may be told about an error, as an answer of this catalogue: an ErrorAnswer as it
+ * is, or what body-parser, the router or a static file meant by theirs; undefined for a fault.
+ */
+export function knownAnswer(err: unknown): ErrorAnswer | undefined {
+  return err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
+}
+
+/**
  * Closes the connection with this answer when the request announced a body that has not arrived
  * in full: nobody read it, and after a refusal nobody will. A keep-alive connection would have to
  * be read to its next request: a gigabyte, if that is what was announced. Call before the head is written.
@@ -183,7 +195,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     closeIfBodyUnread(req, res);
-    const known = err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
+    const known = knownAnswer(err);
     if (known) {
       sendError(res, known);
       return;

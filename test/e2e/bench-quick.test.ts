@@ -32,7 +32,7 @@ interface ScenarioResult {
   cpuMicrosPerRequest: Record<string, number>;
   cpuCores: Record<string, number>;
   peakRssMiB: Record<string, number>;
-  redisCommandsPerRequest: { total: number; byCommand: Record<string, number> };
+  redisCommandsPerRequest: { total: number; calls: number; byCommand: Record<string, number> };
   redisRoundTrips?: { requests: number; sentTotalPerRequest: number; sentPerRequest: Record<string, number> };
   otherCores: number;
 }
@@ -102,12 +102,15 @@ describe('npm run bench -- --quick', () => {
     expect(report.scenarios.map((r) => r.id)).toEqual(Object.keys(expected));
     for (const r of report.scenarios) expectSaneScenario(r, expected[r.id]!);
 
-    // Redis figures: commands run (commandstats) for every gateway scenario, round trips (MONITOR) as well.
+    // Redis figures for every gateway scenario: every one meets the limiter in Redis (a refused key
+    // until the local refusal cache answers it), so commands run (commandstats) and commands sent
+    // (MONITOR) are counted, not zero. Redis CPU is read in clock ticks (10 ms), which a quick run
+    // may not fill: it must be measured (a number), not more.
     for (const r of report.scenarios.filter((x) => x.target === 'gateway-redis')) {
-      expect(r.redisCommandsPerRequest.total).toBeGreaterThanOrEqual(0);
+      expect({ id: r.id, calls: r.redisCommandsPerRequest.calls > 0 }).toEqual({ id: r.id, calls: true });
       expect(r.redisRoundTrips?.requests).toBeGreaterThan(0);
-      expect(r.redisRoundTrips?.sentTotalPerRequest).toBeGreaterThanOrEqual(0);
-      expect(r.cpuMicrosPerRequest.redis).toBeGreaterThanOrEqual(0);
+      expect({ id: r.id, sent: Object.keys(r.redisRoundTrips?.sentPerRequest ?? {}).length > 0 }).toEqual({ id: r.id, sent: true });
+      expect(Number.isFinite(r.cpuMicrosPerRequest.redis)).toBe(true);
       expect(r.peakRssMiB.redis).toBeGreaterThan(0);
     }
     const list = report.scenarios.find((r) => r.id === 'gateway-redis/list')!;

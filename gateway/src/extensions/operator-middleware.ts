@@ -1,7 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ErrorAnswer } from '../../../shared/src/errors';
-import type { PlanName } from '../accounts/types';
-import { v1Locals } from '../pipeline/locals';
+import { v1Locals, type ApiKeyLocals } from '../pipeline/locals';
 
 /**
  * One of the operator's middleware (docs/extending.md) as the `/v1` router runs it: what it passes
@@ -36,13 +35,6 @@ export function operatorRefusal(error: unknown): ErrorAnswer | undefined {
   return new ErrorAnswer(code, status, typeof message === 'string' ? message : '');
 }
 
-/** The caller, for the operator's middleware: `res.locals.apiKey`. */
-export interface ApiKeyLocals {
-  readonly accountId: string;
-  readonly keyId: string;
-  readonly plan: PlanName;
-}
-
 /**
  * The `/v1` middleware that run the operator's own, in order, after authentication and rate
  * limiting (the caller is known and counted): first `res.locals.apiKey`, then each of theirs.
@@ -54,7 +46,8 @@ export function operatorStages(middleware: readonly RequestHandler[]): RequestHa
 }
 
 const exposeApiKey: RequestHandler = (_req, res, next) => {
-  const { principal } = v1Locals(res);
-  if (principal) res.locals.apiKey = Object.freeze<ApiKeyLocals>({ accountId: principal.accountId, keyId: principal.keyId, plan: principal.plan });
+  const locals = v1Locals(res);
+  const { principal } = locals;
+  if (principal) locals.apiKey = Object.freeze<ApiKeyLocals>({ accountId: principal.accountId, keyId: principal.keyId, plan: principal.plan });
   next();
 };

@@ -55,7 +55,10 @@ export function keySetSeenContract(store: AccountRecords & KeyRecords & KeyResol
       await store.revokeKey(key.id, LATE);
       await store.pruneRetiredKeys(account.id, LATE, { retiredKept: 0, retiredRetentionMs: 0 });
       expect(await store.getKey(key.id)).toBeNull();
-      await store.addKey(aKey(account.id), { version: 1 });
+      expect(await store.keySetVersion(account.id)).toBe(1);
+      const next = aKey(account.id);
+      await store.addKey(next, { version: 1 });
+      expect(await store.getKey(next.id)).toEqual(next);
     });
 
     it('when a roll is asked with a stale version, then it is refused and neither key changes; with the current one, it rolls and counts one more', async () => {
