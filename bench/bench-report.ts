@@ -1,4 +1,5 @@
 import type { IdempotencyCost } from './idempotency-cost';
+import type { TracingCost } from './tracing-cost';
 import type { BenchOptions } from './options';
 import type { MachineInfo } from './output';
 import type { ScenarioResult } from './results';
@@ -35,6 +36,8 @@ export interface BenchReport {
   ratios: Ratios;
   /** What an Idempotency-Key costs a create, per target (bench/idempotency-cost.ts). */
   idempotency: IdempotencyCost[];
+  /** What tracing at 10 % costs a served request (bench/tracing-cost.ts). */
+  tracing?: TracingCost;
   checks: Check[];
   /** Checks missed (full mode exits with status 1 when this is not empty). */
   missed: string[];

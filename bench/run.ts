@@ -25,6 +25,8 @@ import { checksText, nodesText, table } from './report';
 import { aggregate, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
+import { waitFor } from '../tools/ports';
+import { tracingCost, tracingCostText } from './tracing-cost';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
 import { checksOf, ratiosOf } from './targets';
 
@@ -33,10 +35,10 @@ const progress = (line: string) => process.stderr.write(`${line}\n`);
 async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : [])];
+  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : []), 'gateway-traced'];
   const scenarios = scenariosFor(targets);
   progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
-  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
+  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, tracedGateway: true, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
   try {
     const load = { connections: options.connections, seconds: options.seconds };
     if (options.warmupSeconds > 0) {
@@ -67,6 +69,8 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     const halfP99 = (target: TargetName) => halfResults.find((r) => r.target === target)!.latencyMs.p99;
     const addedP99Ms = round(halfP99('gateway-redis') - halfP99('direct'), 3);
 
+    // The traced gateway exports in the SDK's batches (every 5 s): the last one may still be due.
+    await waitFor(() => (system.receiver?.exports ?? 1) > 0, 6_000, 'an OTLP export').catch(() => undefined);
     const ratios = ratiosOf(byId, options.inProcessGateway);
     const checks = checksOf(ratios, addedP99Ms);
     const warnings = warningsOf([...results, ...halfResults]);
@@ -91,6 +95,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
       halfRate: { rate, scenarios: halfResults, addedP99Ms },
       ratios,
       idempotency: idempotencyCost(results),
+      tracing: tracingCost(results, system.receiver?.exports ?? 0),
       checks,
       missed: [...failures, ...checks.filter((c) => !c.met).map((c) => `${c.name}: ${c.value}, wanted ${c.target}`)],
       warnings,
@@ -155,6 +160,9 @@ function print(report: BenchReport): void {
     '',
     'What an Idempotency-Key costs a create (with the header − without):',
     idempotencyCostText(report.idempotency),
+    '',
+    'What tracing costs a served request (OTLP export, 10 % of traces kept; traced − tracing off):',
+    tracingCostText(report.tracing),
     '',
     `${report.mode === 'full' ? 'Targets' : 'Targets (quick mode: reported, not checked)'}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks),

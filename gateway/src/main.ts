@@ -2,6 +2,8 @@
  * The gateway process: configuration, the gateway itself (`createGateway`), its two servers (the
  * public port and the admin port), the start banner and the stop on SIGTERM/SIGINT.
  */
+// First: tracing starts before the modules it instruments are loaded.
+import './tracing/preload';
 import cluster from 'node:cluster';
 import { loadOrExit, loadOrExitAsync } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';

@@ -1,3 +1,5 @@
+// First: tracing starts before the modules it instruments are loaded.
+import './tracing/preload';
 import { UPSTREAM_MAX_REQUEST_HEADERS } from '../../shared/src/client-errors';
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';

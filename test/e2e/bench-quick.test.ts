@@ -37,7 +37,7 @@ interface ScenarioResult {
   otherCores: number;
 }
 
-const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'gateway-redis': 'gateway-redis' };
+const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'gateway-redis': 'gateway-redis', 'gateway-traced': 'gateway-traced' };
 
 function expectSaneScenario(r: ScenarioResult, expectedStatus: string): void {
   const context = `${r.id}: ${JSON.stringify(r)}`;
@@ -79,6 +79,7 @@ describe('npm run bench -- --quick', () => {
       scenarios: ScenarioResult[];
       halfRate: { rate: number; scenarios: ScenarioResult[]; addedP99Ms: number };
       ratios: Record<string, number>;
+      tracing: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number }; exports: number };
       checks: { issue: number; name: string; value: number; target: string; met: boolean }[];
       machine: { cpus: number };
     };
@@ -96,6 +97,7 @@ describe('npm run bench -- --quick', () => {
       'gateway-redis/create': '201',
       'gateway-redis/refused': '429',
       'gateway-redis/anonymous': '401',
+      'gateway-traced/list': '200',
       'direct/create-keyed': '201',
       'gateway-redis/create-keyed': '201',
     };
@@ -154,6 +156,12 @@ describe('npm run bench -- --quick', () => {
     // What the Idempotency-Key costs a create, on the pets-service alone and through the gateway.
     expect(stdout).toMatch(/What an Idempotency-Key costs a create[^\n]*\n {2}direct: pets CPU \d+ → \d+ µs/);
     expect(stdout).toMatch(/\n {2}gateway-redis: gateway CPU \d+ → \d+ µs \([+-]?\d+\), pets CPU/);
+    // What tracing at 10 % costs a served request, beside the same gateway with tracing off.
+    expect(report.tracing.cpuMicros.off).toBe(list.cpuMicrosPerRequest['gateway-redis']);
+    expect(report.tracing.cpuMicros.on).toBeGreaterThan(0);
+    expect(report.tracing.requestsPerSecond.on).toBeGreaterThan(0);
+    expect(report.tracing.exports).toBeGreaterThan(0);
+    expect(stdout).toMatch(/What tracing costs a served request[^\n]*\n {2}gateway CPU \d+ → \d+ µs per request \([+-]?\d+\)/);
 
     // The second run: its own results file, and both runs side by side at the end.
     const major = process.version.replace(/^v(\d+).*/, '$1');

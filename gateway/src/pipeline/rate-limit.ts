@@ -5,6 +5,7 @@ import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
 import type { Principal } from '../accounts/types';
 import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
+import { traceRateLimit, tracingOn } from '../tracing/request-span';
 import { v1Locals } from './locals';
 
 export interface RateLimitOptions {
@@ -27,7 +28,10 @@ type AnonymousCharge = (req: Request, res: Response) => Promise<ApiError | undef
 
 function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
   return async (req, res) => {
-    const decision = await limiter.consumeAnonymous(clientSubject(req.ip, anonIpv6PrefixLength), anonPerMinute);
+    const subject = clientSubject(req.ip, anonIpv6PrefixLength);
+    const decision = await (tracingOn()
+      ? traceRateLimit(req, res, undefined, () => limiter.consumeAnonymous(subject, anonPerMinute))
+      : limiter.consumeAnonymous(subject, anonPerMinute));
     onDecision(decision.outcome, 'anonymous');
     const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'allowed') return undefined;
@@ -60,7 +64,10 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     const { principal } = v1Locals(res);
     // A store failure is never a 429; the limiter falls back by itself, so a rejection is a bug (500).
     if (!principal) charge(req, res).then(next, next);
-    else options.limiter.consumeKey(principal).then((decision) => next(decide(res, principal, decision)), next);
+    else {
+      const decision = tracingOn() ? traceRateLimit(req, res, principal, () => options.limiter.consumeKey(principal)) : options.limiter.consumeKey(principal);
+      decision.then((outcome) => next(decide(res, principal, outcome)), next);
+    }
   };
 }
 
