@@ -45,7 +45,7 @@ interface KeyLocal {
   windows: WindowState[];
 }
 
-export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
+const DEFAULT_COMMAND_TIMEOUT_MS = 250;
 
 /** Prefix of every key this limiter writes (`rl:{accountId}:minute`…). */
 const KEY_PREFIX = 'rl';
