@@ -8,6 +8,7 @@ import cluster from 'node:cluster';
 import { loadOrExit, loadOrExitAsync } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
+import { keepServingThroughStrayErrors } from '../../shared/src/stray-errors';
 import type { AccountService } from './accounts/account-service';
 import { BUILT_IN_PLANS, STARTER_PLAN, type PlanName } from './accounts/types';
 import { STORE_KIND_NAMES, storeKindOf } from './backends';
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   const operatorMiddleware = await loadOrExitAsync(() => loadOperatorMiddleware(config.gatewayMiddleware), 'gateway');
   const logFormat = logFormatOfStdout(config.production);
   const logger = createLogger('gateway', config.logLevel, logFormat);
+  keepServingThroughStrayErrors(logger, 'gateway');
   if (config.workers > 1 && cluster.isPrimary) {
     runPrimary({
       workers: config.workers,

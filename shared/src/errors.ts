@@ -187,23 +187,44 @@ export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): vo
  * The one error handler of both services: client errors in the Error shape,
  * anything unexpected logged with its stack and answered with a generic 500. A refusal of a
  * request whose body is still to come closes the connection: the body is never read.
+ * Nothing goes on to Express's own final handler (an HTML page, with the stack in development,
+ * logged as plain text): an answer that cannot be written (a header value an error brought that
+ * Node refuses) becomes the generic 500, and an error after the head was sent ends the response.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, next) => {
+  return (err, req, res, _next) => {
+    const log = (req as { log?: Logger }).log ?? logger;
     if (res.headersSent) {
-      next(err);
+      log.error({ err }, 'error after the answer had begun: the response is cut short');
+      res.destroy();
       return;
     }
     closeIfBodyUnread(req, res);
     const known = knownAnswer(err);
-    if (known) {
-      sendError(res, known);
-      return;
+    if (!known) log.error({ err }, 'unhandled error');
+    try {
+      sendError(res, known ?? internalError());
+    } catch (writeError) {
+      log.error({ err: writeError, answering: err }, 'the error answer could not be written: answered 500 instead');
+      answerInternalError(res, known);
     }
-    const log = (req as { log?: Logger }).log ?? logger;
-    log.error({ err }, 'unhandled error');
-    sendError(res, new ApiError('internal_error', 'The server failed to handle the request.'));
   };
+}
+
+function internalError(): ApiError {
+  return new ApiError('internal_error', 'The server failed to handle the request.');
+}
+
+/** The generic 500 in place of `failed`, whose headers are taken back; the connection is cut if even that cannot be written. */
+function answerInternalError(res: ServerResponse, failed: ErrorAnswer | undefined): void {
+  try {
+    for (const name of Object.keys(failed?.headers ?? {})) {
+      if (res.hasHeader(name)) res.removeHeader(name);
+    }
+    sendError(res, internalError());
+  } catch {
+    res.destroy();
+  }
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

@@ -5,14 +5,14 @@ import { v1Locals, type ApiKeyLocals } from '../pipeline/locals';
 /**
  * One of the operator's middleware (docs/extending.md) as the `/v1` router runs it: what it passes
  * to `next`, throws or rejects with goes on to the error handler, an error with `status` 400–499
- * and a string `code` as a refusal of the operator's own (`operatorRefusal`), anything else as a
- * fault (500 `internal_error`, logged). `next('route')` and `next('router')` keep their meaning.
+ * and a string `code` as a refusal of the operator's own (`operatorRefusal`: its status, code and
+ * message, nothing else), anything else as a fault (`OperatorFault`: 500 `internal_error`, logged). `next('route')` and `next('router')` keep their meaning.
  */
 function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const pass = (error?: unknown): void => {
       if (error === undefined || error === null || error === 'route' || error === 'router') next(error as undefined);
-      else next(operatorRefusal(error) ?? error);
+      else next(operatorRefusal(error) ?? new OperatorFault(error));
     };
     try {
       const result: unknown = middleware(req, res, pass);
@@ -21,6 +21,20 @@ function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
       pass(error ?? new Error('an operator middleware threw nothing'));
     }
   };
+}
+
+/**
+ * Any other error of an operator's middleware, for the error handler: a fault (500 `internal_error`,
+ * logged with the original as `cause`). Wrapped so that no other field of the original reaches the
+ * handler: its `headers`, or a `status` 412 or 416 or a `type` such as `entity.too.large` that the
+ * gateway reads on errors of its own parts (the `/docs` files, the body parser).
+ */
+export class OperatorFault extends Error {
+  constructor(cause: unknown) {
+    // pino's error serializer adds the cause's message and stack to this one's.
+    super(cause instanceof Error ? 'an operator middleware failed' : `an operator middleware failed with ${typeof cause}: ${String(cause)}`, { cause });
+    this.name = 'OperatorFault';
+  }
 }
 
 /**
