@@ -150,7 +150,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .route('/admin/accounts')
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['limit', 'cursor', 'plan', 'q']);
-      const limit = query.integer('limit', 20, 1, 100);
+      const limit = query.limit();
       const plan = query.oneOf('plan', PLAN_NAMES);
       const q = searchText(query.text('q'));
       const after = query.cursor(parseAccountsCursor);
@@ -187,7 +187,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .route('/admin/accounts/:id/keys')
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['limit', 'cursor']);
-      const limit = query.integer('limit', 20, 1, 100);
+      const limit = query.limit();
       const after = query.cursor(parseKeysCursor);
       const page = await service.listKeyPage(req.params.id, { limit, ...(after ? { after } : {}) });
       if (page.next) res.setHeader('Link', nextPageLink(`/admin/accounts/${req.params.id}/keys`, { limit: query.text('limit') }, keysCursor(page.next)));
@@ -240,7 +240,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['window', 'limit']);
       const window = query.oneOf('window', ['minute', 'day'] as const) ?? 'minute';
-      res.json(await reports.topUsage(window, query.integer('limit', 20, 1, 100)));
+      res.json(await reports.topUsage(window, query.limit()));
     })
     .all(methodNotAllowed(['GET']));
 
@@ -248,7 +248,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .route('/admin/usage/refused')
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['limit']);
-      res.json(await reports.refusedKeys(query.integer('limit', 20, 1, 100)));
+      res.json(await reports.refusedKeys(query.limit()));
     })
     .all(methodNotAllowed(['GET']));
 
@@ -256,7 +256,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .route('/admin/audit')
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['limit', 'cursor', 'account']);
-      const limit = query.integer('limit', 20, 1, 100);
+      const limit = query.limit();
       const accountId = query.text('account');
       if (accountId !== undefined && !ACCOUNT_ID_PATTERN.test(accountId)) {
         throw new ApiError('invalid_parameter', `account must be an account id (acct_ and 20 letters or digits), got "${accountId}".`);

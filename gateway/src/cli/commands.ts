@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS } from '../accounts/types';
 import { MAX_NAME_LENGTH } from '../accounts/input-limits';
+import { LISTING_LIMIT } from '../admin/listing-limit';
 import { AdminClient, query, segment } from './admin-client';
 import { ACCOUNT_COLUMNS, AUDIT_COLUMNS, KEY_COLUMNS, REFUSED_COLUMNS, USAGE_COLUMNS } from './columns';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Env } from './io';
@@ -26,7 +27,7 @@ const PLANS = orList(PLAN_NAMES);
 const NAME_HELP = `1-${MAX_NAME_LENGTH} characters`;
 const jsonOption = () => new Option('--json', 'print the JSON array instead of a table');
 const cursorOption = () => new Option('--cursor <CURSOR>', 'the page after a previous one (printed under it when there is more)');
-const limitOption = (what: string) => new Option('--limit <N>', `${what}, 1-100 (default 20)`);
+const limitOption = (what: string) => new Option('--limit <N>', `${what}, ${LISTING_LIMIT.minimum}-${LISTING_LIMIT.maximum} (default ${LISTING_LIMIT.default})`);
 const quotaOption = (window: 'minute' | 'day', note: string, allowNone = false) =>
   new Option(`--per-${window} <N>`, `per-${window} quota${note}`).argParser(quotaParser(`--per-${window}`, allowNone));
 
