@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import { loadOrExit, loadOrExitAsync } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
-import type { AccountService } from './admin/account-service';
+import type { AccountService } from './accounts/account-service';
 import { STARTER_PLAN } from './accounts/types';
 import { loadGatewayConfig, redisTargetOf, storeKindOf, type GatewayConfig } from './config';
 import { loadOperatorMiddleware } from './extensions/load-middleware';

@@ -1,7 +1,7 @@
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
-import { AccountService } from '../src/admin/account-service';
-import { KEY_LIMITS, type KeyLimits } from '../src/admin/key-limits';
+import { AccountService } from '../src/accounts/account-service';
+import { KEY_LIMITS, type KeyLimits } from '../src/accounts/key-limits';
 import { MemoryAuditLog } from '../src/audit/audit-log';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { aKey } from './support/account-records';

@@ -1,10 +1,10 @@
 import request from 'supertest';
 import { createLogger } from '../../shared/src/logger';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
-import { AccountService } from '../src/admin/account-service';
-import { KEY_LIMITS, type KeyLimits } from '../src/admin/key-limits';
+import { AccountService } from '../src/accounts/account-service';
+import { KEY_LIMITS, type KeyLimits } from '../src/accounts/key-limits';
 import { createAdminApp } from '../src/admin/app';
-import { OpsReports } from '../src/admin/reports';
+import { OpsReports } from '../src/accounts/reports';
 import { MemoryAuditLog } from '../src/audit/audit-log';
 import { hashApiKey } from '../src/keys/api-key';
 import { MemoryLimiter } from '../src/limits/memory-limiter';

@@ -3,7 +3,7 @@ import { createLogger } from '../../shared/src/logger';
 import { LookupGate } from '../src/accounts/lookup-gate';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
-import { AccountService } from '../src/admin/account-service';
+import { AccountService } from '../src/accounts/account-service';
 import { createApp } from '../src/app';
 import { loadGatewayConfig } from '../src/config';
 import type { Gateway } from '../src/gateway';

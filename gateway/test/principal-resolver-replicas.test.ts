@@ -1,4 +1,4 @@
-import { AccountService } from '../src/admin/account-service';
+import { AccountService } from '../src/accounts/account-service';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
 import { generateApiKey } from '../src/keys/api-key';

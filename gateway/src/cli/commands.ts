@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS } from '../accounts/types';
-import { MAX_NAME_LENGTH } from '../admin/input-limits';
+import { MAX_NAME_LENGTH } from '../accounts/input-limits';
 import { AdminClient, query, segment } from './admin-client';
 import { ACCOUNT_COLUMNS, AUDIT_COLUMNS, KEY_COLUMNS, REFUSED_COLUMNS, USAGE_COLUMNS } from './columns';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Env } from './io';

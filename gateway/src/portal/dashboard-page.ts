@@ -1,6 +1,6 @@
 import type { Plan } from '../accounts/types';
-import type { WindowUsage } from '../admin/account-views';
-import { MAX_NAME_LENGTH } from '../admin/input-limits';
+import type { WindowUsage } from '../accounts/account-views';
+import { MAX_NAME_LENGTH } from '../accounts/input-limits';
 import type { DailyCount } from '../limits/types';
 import { formatCount, usageChart } from '../usage/usage-chart';
 import { html, type Html } from './html';

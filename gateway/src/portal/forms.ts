@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { NewKeyInput } from '../admin/schemas';
+import type { NewKeyInput } from '../accounts/schemas';
 import { GRACE_UNITS } from './key-pages';
 import { PortalRefusal } from './portal-refusal';
 

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { AccountService } from '../admin/account-service';
+import type { AccountService } from '../accounts/account-service';
 import type { GatewayConfig } from '../config';
 import type { Limiter } from '../limits/types';
 import type { RedisClient } from '../redis';

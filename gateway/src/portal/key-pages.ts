@@ -1,4 +1,4 @@
-import { DEFAULT_GRACE_PERIOD_SECONDS } from '../admin/input-limits';
+import { DEFAULT_GRACE_PERIOD_SECONDS } from '../accounts/input-limits';
 import { html, type Html } from './html';
 import { formatInstant, layout, type PageContext } from './pages';
 import { hasExpired, type KeyView } from './portal-keys';

@@ -1,4 +1,4 @@
-import type { AccountDetails } from '../admin/account-views';
+import type { AccountDetails } from '../accounts/account-views';
 import { dashboardPage } from './dashboard-page';
 import { formatInstant, type PageContext } from './pages';
 import type { KeyView } from './portal-keys';

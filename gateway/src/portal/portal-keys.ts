@@ -1,8 +1,8 @@
 import { ApiError } from '../../../shared/src/errors';
-import type { AccountService } from '../admin/account-service';
-import type { CreatedKey, KeyView, RolledKey } from '../admin/account-views';
-import { parseRfc3339 } from '../admin/rfc3339';
-import { validateKeyRoll, type NewKeyInput } from '../admin/schemas';
+import type { AccountService } from '../accounts/account-service';
+import type { CreatedKey, KeyView, RolledKey } from '../accounts/account-views';
+import { parseRfc3339 } from '../accounts/rfc3339';
+import { validateKeyRoll, type NewKeyInput } from '../accounts/schemas';
 import { KEY_ID_PATTERN } from '../keys/api-key';
 import { PortalRefusal } from './portal-refusal';
 

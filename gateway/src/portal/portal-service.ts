@@ -1,7 +1,7 @@
 import type { Plan } from '../accounts/types';
-import type { AccountService } from '../admin/account-service';
-import type { AccountDetails, CreatedKey, KeyView, RolledKey, WindowUsage } from '../admin/account-views';
-import type { NewKeyInput } from '../admin/schemas';
+import type { AccountService } from '../accounts/account-service';
+import type { AccountDetails, CreatedKey, KeyView, RolledKey, WindowUsage } from '../accounts/account-views';
+import type { NewKeyInput } from '../accounts/schemas';
 import type { PortalSignup } from '../config';
 import type { DailyCount, Limiter, WindowName } from '../limits/types';
 import { AttemptGate } from './attempt-gate';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STARTER_PLAN } from '../accounts/types';
-import type { AccountService } from '../admin/account-service';
-import { MAX_NAME_LENGTH } from '../admin/schemas';
+import type { AccountService } from '../accounts/account-service';
+import { MAX_NAME_LENGTH } from '../accounts/schemas';
 import type { PortalSignup } from '../config';
 import type { AttemptGate, TakenAttempt } from './attempt-gate';
 import type { AttemptKind } from './attempt-limits';

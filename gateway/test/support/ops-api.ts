@@ -1,9 +1,9 @@
 import pino from 'pino';
 import request from 'supertest';
 import { createLogger } from '../../../shared/src/logger';
-import { AccountService } from '../../src/admin/account-service';
+import { AccountService } from '../../src/accounts/account-service';
 import { createAdminApp } from '../../src/admin/app';
-import { OpsReports } from '../../src/admin/reports';
+import { OpsReports } from '../../src/accounts/reports';
 import { RedisAccountStore } from '../../src/accounts/redis-account-store';
 import type { AccountStore } from '../../src/accounts/types';
 import type { AuditLog } from '../../src/audit/audit-log';

@@ -1,5 +1,5 @@
-import { AccountService } from '../../src/admin/account-service';
-import { OpsReports } from '../../src/admin/reports';
+import { AccountService } from '../../src/accounts/account-service';
+import { OpsReports } from '../../src/accounts/reports';
 import { MemoryAccountStore } from '../../src/accounts/memory-account-store';
 import type { AccountStore } from '../../src/accounts/types';
 import { MemoryAuditLog, type AuditLog } from '../../src/audit/audit-log';

@@ -1,4 +1,4 @@
-import { AccountService } from '../../src/admin/account-service';
+import { AccountService } from '../../src/accounts/account-service';
 import { MemoryAccountStore } from '../../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../../src/accounts/principal-resolver';
 import type { AccountStore } from '../../src/accounts/types';

@@ -1,6 +1,6 @@
 import type { DailyCount, Quotas, WindowName, WindowState } from '../limits/types';
 import type { ApiEnvironment } from '../../../shared/src/settings';
-import { DEFAULT_KEY_ACCESS, type Account, type AccountPosition, type ApiKeyRecord, type KeyAccess, type Plan, type PlanName } from '../accounts/types';
+import { DEFAULT_KEY_ACCESS, type Account, type AccountPosition, type ApiKeyRecord, type KeyAccess, type Plan, type PlanName } from './types';
 
 /** What the ops use cases answer (the admin API's bodies, the portal's pages' data), and how records become them. */
 

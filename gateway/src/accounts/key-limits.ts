@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/src/errors';
-import type { ApiKeyRecord } from '../accounts/types';
+import type { ApiKeyRecord } from './types';
 
 /**
  * What one account may do with keys, on every path (portal, admin API, CLI, console): a key is

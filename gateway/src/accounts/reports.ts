@@ -1,5 +1,5 @@
 import type { AuditLog, AuditPage, AuditQuery } from '../audit/audit-log';
-import type { AccountStore, PlanName } from '../accounts/types';
+import type { AccountStore, PlanName } from './types';
 import type { WindowName } from '../limits/types';
 import type { UsageBoard } from '../usage/usage-board';
 

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { createValidator, type Validator } from '../../../shared/src/validation';
-import { KEY_ACCESS_LEVELS, PLAN_NAMES } from '../accounts/types';
+import { KEY_ACCESS_LEVELS, PLAN_NAMES } from './types';
 import { MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './input-limits';
 
 export { DEFAULT_GRACE_PERIOD_SECONDS, MAX_GRACE_PERIOD_SECONDS, MAX_NAME_LENGTH, MAX_QUOTA } from './input-limits';

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/src/errors';
-import type { KeyAccess, PlanName } from '../accounts/types';
+import type { KeyAccess, PlanName } from './types';
 import {
   validateAccountPatch,
   validateKeyRoll,

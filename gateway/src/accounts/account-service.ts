@@ -4,11 +4,11 @@ import { DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/sr
 import { MemoryAuditLog, type AuditLog, type AuditValues, type NewAuditEntry } from '../audit/audit-log';
 import { ACCOUNT_ID_PATTERN, newAccountId } from '../keys/api-key';
 import type { Limiter } from '../limits/types';
-import { normaliseSearch } from '../accounts/search';
-import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS, type Account, type AccountStore, type Plan, type PlanName } from '../accounts/types';
+import { normaliseSearch } from './search';
+import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS, type Account, type AccountStore, type Plan, type PlanName } from './types';
 import { usageOf, viewOf, type AccountDetails, type AccountListQuery, type AccountView, type AccountViewPage, type CreatedKey, type KeyView, type RolledKey } from './account-views';
 import { KEY_LIMITS, type KeyLimits } from './key-limits';
-import { KeyService } from './key-service';
+import { KeyService, type BanLimiter, type KeyActivity } from './key-service';
 import { notFound } from './refusals';
 import {
   validateAccountPatch,
@@ -21,13 +21,8 @@ import {
   type PlanNumbers,
 } from './schemas';
 
-/** What the ops use cases need from the limiter. */
-export type UsageLimiter = Pick<Limiter, 'usage' | 'history' | 'bannedUntil' | 'liftBan' | 'forgetAccount'>;
-
-/** Where keys' last-use times come from: the store, or (in the gateway) the recorder that merges this replica's unflushed uses. */
-export interface KeyActivity {
-  lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
-}
+/** What the ops use cases need from the limiter: the account's windows and history, and the key use cases' bans. */
+export type UsageLimiter = Pick<Limiter, 'usage' | 'history' | 'forgetAccount'> & BanLimiter;
 
 /** The actor of changes the gateway makes by itself (e.g. the demo account at start-up) or callers that name none. */
 export const SYSTEM_ACTOR = 'system';

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/src/errors';
-import type { RollOutcome } from '../accounts/types';
+import type { RollOutcome } from './types';
 
 /** The account service's refusals a client can act on, each worded once. */
 

@@ -3,19 +3,30 @@ import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { AuditValues, NewAuditEntry } from '../audit/audit-log';
 import { KEY_ID_PATTERN, generateApiKey, hashApiKey, newKeyId } from '../keys/api-key';
 import { maskApiKey } from '../keys/masked-key';
-import { KeySetChangedError } from '../accounts/errors';
-import { DEFAULT_KEY_ACCESS, type Account, type AccountStore, type ApiKeyRecord } from '../accounts/types';
-import type { KeyActivity, UsageLimiter } from './account-service';
+import type { Limiter } from '../limits/types';
+import { KeySetChangedError } from './errors';
+import { DEFAULT_KEY_ACCESS, type Account, type AccountStore, type ApiKeyRecord } from './types';
 import { keyViewOf, type CreatedKey, type KeyView, type RolledKey } from './account-views';
 import { activeKeys, checkCreatedPerDay, revokedKeysToRemove, type KeyLimits } from './key-limits';
 import { notFound, notRollable } from './refusals';
 import { parseRfc3339 } from './rfc3339';
 import { DEFAULT_GRACE_PERIOD_SECONDS, validateKeyRoll, validateNewKey, type KeyRollInput, type NewKeyInput } from './schemas';
 
-/** What the key use cases share with the rest of the account service. */
+/** What the key use cases need from the limiter: a key's ban in force, and lifting it. */
+export type BanLimiter = Pick<Limiter, 'bannedUntil' | 'liftBan'>;
+
+/** Where keys' last-use times come from: the store, or (in the gateway) the recorder that merges this replica's unflushed uses. */
+export interface KeyActivity {
+  lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
+}
+
+/**
+ * What the key use cases share with the rest of the account service (which builds the one
+ * KeyService and hands it its audit recording and account look-up, so both write one trail).
+ */
 export interface KeyServiceDeps {
   store: AccountStore;
-  limiter: UsageLimiter;
+  limiter: BanLimiter;
   environment: ApiEnvironment;
   keyActivity: KeyActivity;
   keyLimits: KeyLimits;
@@ -49,10 +60,17 @@ async function untilUnchanged<T>(decide: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The key use cases of the account service (`AccountService` answers them through this): create,
- * roll, list, revoke, lift a ban, within the key limits. Key changes of one account run one at a
- * time in this process; across replicas the store writes a key only if the account's keys are as
- * they were read (`AccountStore.addKey`'s `seen`), so concurrent creations cannot all pass the caps.
+ * The key use cases of the account service: create, roll, list, revoke, lift a ban. Every key the
+ * gateway writes is written here: the portal, the admin API, the CLI and the console all reach it
+ * through `AccountService` (which builds the one instance and answers these use cases with it), so
+ * the key limits (`key-limits.ts`), the audit entries and the removal of old revoked keys cannot be
+ * skipped by any way in.
+ *
+ * Key changes of one account run one at a time in this process; across replicas the store writes a
+ * key only if the account's keys are as they were read (`AccountStore.addKey`'s `seen`), so
+ * concurrent creations cannot all pass the caps: the loser decides again (`untilUnchanged`).
+ * Inputs are checked with the admin schemas (`schemas.ts`); refusals a client can act on are worded
+ * in `refusals.ts` and `key-limits.ts`.
  */
 export class KeyService {
   private readonly keyWork = new Map<string, Promise<unknown>>();
