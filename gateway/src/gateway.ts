@@ -25,6 +25,10 @@ import { MemoryCrossingMarks, RedisCrossingMarks, type CrossingMarks } from './e
 import { EventBus } from './events/event-bus';
 import { QuotaCrossings } from './events/quota-crossings';
 import { createJobQueues, type JobQueues } from './jobs';
+import { AccountMail } from './mail/account-mail';
+import { MailLinks } from './mail/links';
+import { Mailer } from './mail/mailer';
+import { logTransport, smtpTransport } from './mail/transport';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisClient } from './redis';
@@ -37,6 +41,8 @@ export interface GatewayDeps {
   accessLogger?: Logger;
   /** Tests shorten the portal's sessions and limits, or cheapen its password hashes. */
   portalTuning?: PortalTuning;
+  /** Tests shorten the emails' retry schedule (default `MAIL_RETRY_DELAYS_MS`). */
+  mailTuning?: { retryDelaysMs?: readonly number[] };
   /** What `/metrics` answers (default: this process's registry); a worker asks the primary for every worker's sum. */
   scrapeMetrics?: (registry: Registry) => Promise<string>;
   /** The operator's middleware (`GATEWAY_MIDDLEWARE`, loaded by `extensions/load-middleware.ts`), mounted in /v1 in this order. */
@@ -59,6 +65,8 @@ export interface Gateway {
   readonly events: EventBus;
   /** Durable work off the request path (emails, webhook deliveries): BullMQ with Redis, in process without. */
   readonly jobs: JobQueues;
+  /** Emails to an account's owner (`mail.toOwner(accountId, { subject, text })`), and the quota emails. */
+  readonly mail: AccountMail;
   /** 'Redis', 'Redis Cluster' or 'in-process store': where accounts, keys and counters live. */
   readonly storeKind: string;
   /** True once a stop has begun: readiness answers 503. */
@@ -72,7 +80,7 @@ export interface Gateway {
  * limiter, key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, mailTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
   const target = redisTargetOf(config);
   let redis: RedisClient | undefined;
   let store: AccountStore;
@@ -126,7 +134,13 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
   const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, tryTimeoutMs: config.upstreamTryTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
-  const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning });
+  const transport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport(logger, config.mailFrom);
+  if (!config.smtpUrl && config.production) logger.warn('SMTP_URL is not set: emails (verification, password reset, quota warnings) are written to the log instead of being sent');
+  const mailer = new Mailer({ jobs, transport, logger, retryDelaysMs: mailTuning?.retryDelaysMs });
+  const mailLinks = new MailLinks(config.publicBaseUrl, config.port);
+  const portal = createPortal({ config, accounts, limiter, redis, tuning: portalTuning, mailer, mailLinks });
+  const mail = new AccountMail({ mailer, accounts: store, profiles: portal.emailStore, links: mailLinks, unsubscribe: portal.unsubscribe });
+  mail.listen(events);
 
   const gateway: Gateway = {
     publicApp: createApp({
@@ -170,12 +184,14 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     metrics,
     events,
     jobs,
+    mail,
     storeKind: storeKindOf(config),
     draining: false,
     async close() {
       replicas.close();
       // The last flushes first, while the store's connection is still open.
       await Promise.all([usage.close(), keyUse.close(), jobs.close()]);
+      transport.close();
       lookups.close();
       await Promise.all([limiter.close(), keys.close(), store.close(), portal.close()]);
       await redis?.quit().catch(() => redis?.disconnect());

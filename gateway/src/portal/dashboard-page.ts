@@ -3,6 +3,7 @@ import type { WindowUsage } from '../accounts/account-views';
 import { MAX_NAME_LENGTH } from '../accounts/input-limits';
 import type { DailyCount } from '../limits/types';
 import { formatCount, usageChart } from '../usage/usage-chart';
+import { emailCard } from './email-pages';
 import { html, type Html } from './html';
 import { alert, formatInstant, layout, type PageContext } from './pages';
 import { hasExpired, type KeyView } from './portal-keys';
@@ -36,6 +37,7 @@ export function dashboardPage(context: PageContext, view: DashboardView): Html {
 ${alert('notice', view.notice)}
 ${alert('error', view.error)}
 ${view.newKey ? newKeyPanel(view.newKey) : null}
+${view.dashboard.email.verified ? null : emailCard(view.dashboard.email, account.email, view.csrfToken)}
 <div class="grid">
   <section class="card" aria-labelledby="plan-title">
     <h2 id="plan-title">Plan</h2>
@@ -58,6 +60,7 @@ ${view.newKey ? newKeyPanel(view.newKey) : null}
   ${historyTable(history)}
 </section>
 ${keysSection(keys, view.csrfToken)}
+${view.dashboard.email.verified ? emailCard(view.dashboard.email, account.email, view.csrfToken) : null}
 <p class="docs-link">How to call the API: <a href="/docs">API documentation</a>.</p>`,
   );
 }

@@ -2,8 +2,15 @@ import type { Router } from 'express';
 import type { AccountService } from '../accounts/account-service';
 import type { GatewayConfig } from '../config';
 import type { Limiter } from '../limits/types';
+import type { MailLinks } from '../mail/links';
+import type { Mailer } from '../mail/mailer';
 import type { RedisClient } from '../redis';
+import { AccountEmails } from './account-emails';
+import { EmailLinks, UnsubscribeSignatures, LINK_LIFETIMES_MS } from './email-links';
+import { MemoryPortalEmailStore, type EmailLinkPurpose, type PortalEmailStore } from './email-store';
+import { RedisPortalEmailStore } from './redis-email-store';
 import { loadPortalAssets } from './assets';
+import { AttemptGate } from './attempt-gate';
 import { AttemptLimits, type AttemptPolicies } from './attempt-limits';
 import { DeviceCookies } from './device-cookies';
 import { MemoryPortalStore } from './memory-store';
@@ -21,10 +28,14 @@ export interface PortalTuning {
   attempts?: Partial<AttemptPolicies>;
   logInSlowdown?: LogInSlowdown;
   passwordCost?: ScryptCost;
+  /** How long emailed links work (default: `LINK_LIFETIMES_MS`). */
+  linkLifetimesMs?: Record<EmailLinkPurpose, number>;
 }
 
 export interface PortalDeps {
-  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret'>;
+  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret' | 'smtpUrl'>;
+  mailer: Mailer;
+  mailLinks: MailLinks;
   accounts: AccountService;
   /** For the usage history. */
   limiter: Pick<Limiter, 'history'>;
@@ -37,25 +48,47 @@ export interface PortalDeps {
 export interface Portal {
   /** Mounted at /portal on the public port. */
   readonly router: Router;
+  /** Where the accounts' email profiles are (the quota emails read the owner's switch there). */
+  readonly emailStore: PortalEmailStore;
+  readonly emails: AccountEmails;
+  /** Signs the quota emails' one-click links that turn them off. */
+  readonly unsubscribe: UnsubscribeSignatures;
   close(): Promise<void>;
 }
 
 /** The developer portal: its store (Redis or in process, like the account store), use cases and routes. */
-export function createPortal({ config, accounts, limiter, redis, redisPrefix = DEFAULT_PORTAL_REDIS_PREFIX, tuning = {} }: PortalDeps): Portal {
+export function createPortal({ config, accounts, limiter, redis, redisPrefix = DEFAULT_PORTAL_REDIS_PREFIX, tuning = {}, mailer, mailLinks }: PortalDeps): Portal {
   const portalStore: PortalStore = redis ? new RedisPortalStore(redis, redisPrefix) : new MemoryPortalStore();
+  const emailStore: PortalEmailStore = redis ? new RedisPortalEmailStore(redis, redisPrefix) : new MemoryPortalEmailStore();
   const redisKeys = portalRedisKeys(redisPrefix);
+  const attempts = new AttemptLimits({ redis, keyPrefix: redisKeys.attempts, policies: tuning.attempts });
+  const hasher = new PasswordHasher({ cost: tuning.passwordCost });
+  const unsubscribe = new UnsubscribeSignatures(config.internalJwtSecret);
+  const emails = new AccountEmails({
+    accounts,
+    store: portalStore,
+    emailStore,
+    links: new EmailLinks(emailStore, tuning.linkLifetimesMs ?? LINK_LIFETIMES_MS),
+    mailer,
+    mailLinks,
+    gate: new AttemptGate(attempts, config.anonIpv6PrefixLength),
+    hasher,
+    unsubscribe,
+    verificationRequired: config.smtpUrl !== undefined,
+  });
   const service = new PortalService({
     accounts,
     limiter,
     store: portalStore,
     sessions: new Sessions(portalStore, tuning.sessions),
-    hasher: new PasswordHasher({ cost: tuning.passwordCost }),
-    attempts: new AttemptLimits({ redis, keyPrefix: redisKeys.attempts, policies: tuning.attempts }),
+    hasher,
+    attempts,
+    emails,
     devices: new DeviceCookies(config.internalJwtSecret),
     signUp: config.portalSignup,
     ipv6PrefixLength: config.anonIpv6PrefixLength,
     slowdown: tuning.logInSlowdown,
   });
   const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl });
-  return { router, close: () => portalStore.close() };
+  return { router, emailStore, emails, unsubscribe, close: () => Promise.all([portalStore.close(), emailStore.close()]).then(() => undefined) };
 }

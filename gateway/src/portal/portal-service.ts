@@ -4,6 +4,7 @@ import type { AccountDetails, CreatedKey, KeyView, RolledKey, WindowUsage } from
 import type { NewKeyInput } from '../accounts/schemas';
 import type { PortalSignup } from '../config';
 import type { DailyCount, Limiter, WindowName } from '../limits/types';
+import type { AccountEmails, EmailStatus } from './account-emails';
 import { AttemptGate } from './attempt-gate';
 import type { AttemptLimits } from './attempt-limits';
 import type { DeviceCookies } from './device-cookies';
@@ -21,6 +22,7 @@ export interface Dashboard {
   keys: KeyView[];
   history: DailyCount[];
   plans: Plan[];
+  email: EmailStatus;
 }
 
 export interface PortalServiceDeps {
@@ -35,6 +37,8 @@ export interface PortalServiceDeps {
   /** `ANON_IPV6_PREFIX_LENGTH`: IPv6 clients share every per-address limit per network of this many bits, as on /v1. */
   ipv6PrefixLength: number;
   slowdown?: LogInSlowdown;
+  /** Verification, password reset and the quota emails' switch. */
+  emails: AccountEmails;
 }
 
 /**
@@ -49,7 +53,7 @@ export class PortalService {
 
   constructor(private readonly deps: PortalServiceDeps) {
     this.gate = new AttemptGate(deps.attempts, deps.ipv6PrefixLength);
-    this.signIn = new SignIn({ ...deps, gate: this.gate });
+    this.signIn = new SignIn({ ...deps, gate: this.gate, prepareAccount: (accountId) => deps.emails.prepare(accountId) });
     this.keys = new PortalKeys(deps.accounts);
   }
 
@@ -57,8 +61,19 @@ export class PortalService {
     return this.signIn.signUpOpen;
   }
 
-  signUp(credentials: Credentials): Promise<StartedSession> {
-    return this.signIn.signUp(credentials);
+  get emails(): AccountEmails {
+    return this.deps.emails;
+  }
+
+  addressOf(ip: string): string {
+    return this.gate.addressOf(ip);
+  }
+
+  async signUp(credentials: Credentials): Promise<StartedSession> {
+    const started = await this.signIn.signUp(credentials);
+    // Not a reason to fail the sign-up: the dashboard offers to send the link again.
+    await this.deps.emails.sendVerification(started.session.accountId).catch(() => undefined);
+    return started;
   }
 
   logIn(credentials: Credentials): Promise<StartedSession> {
@@ -79,13 +94,14 @@ export class PortalService {
   }
 
   async dashboard(accountId: string): Promise<Dashboard> {
-    const [account, keys, history, plans] = await Promise.all([
+    const [account, keys, history, plans, email] = await Promise.all([
       this.deps.accounts.getAccount(accountId),
       this.deps.accounts.listKeys(accountId),
       this.deps.limiter.history(accountId, CHART_DAYS),
       this.deps.accounts.listPlans(),
+      this.deps.emails.status(accountId),
     ]);
-    return { account, keys, history, plans };
+    return { account, keys, history, plans, email };
   }
 
   /** The usage now, as the rate-limit headers give it (null for an account without quotas). */
@@ -93,7 +109,8 @@ export class PortalService {
     return (await this.deps.accounts.getAccount(accountId)).usage;
   }
 
-  createKey(accountId: string, input?: NewKeyInput): Promise<CreatedKey> {
+  async createKey(accountId: string, input?: NewKeyInput): Promise<CreatedKey> {
+    await this.deps.emails.requireVerified(accountId);
     return this.keys.createKey(accountId, input);
   }
 

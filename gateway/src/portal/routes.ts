@@ -10,6 +10,8 @@ import { revokePage, rollPage } from './key-pages';
 import { field, gracePeriodOf, newKeyForm } from './forms';
 import { asApiError, asRefusal, titleFor } from './refusals';
 import { logInPage, messagePage, signUpPage, type PageContext } from './pages';
+import { mountEmailRoutes } from './email-routes';
+import { pageMethodNotAllowed } from './page-methods';
 import { PortalRefusal } from './portal-refusal';
 import type { PortalService } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
@@ -132,7 +134,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   router
     .route('/')
     .get(async (req, res) => {
-      if (!locals(res).session) return renderLogIn(req, res, 200);
+      if (!locals(res).session) return renderLogIn(req, res, 200, { notice: noticeFor(req) });
       await renderDashboard(res, 200, { notice: noticeFor(req) });
     })
     .all(pageMethodNotAllowed(['GET', 'HEAD']));
@@ -158,7 +160,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
         }),
       )
       .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
-  credentialsRoute('/login', renderLogIn, (credentials) => service.logIn(credentials), '/portal', (req) => (req.query.bye === '1' ? 'You have logged out.' : undefined));
+  credentialsRoute('/login', renderLogIn, (credentials) => service.logIn(credentials), '/portal', (req) => (req.query.bye === '1' ? 'You have logged out.' : noticeFor(req)));
   credentialsRoute('/signup', renderSignUp, (credentials) => service.signUp(credentials), '/portal?welcome=1');
 
   router
@@ -223,6 +225,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     )
     .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
 
+  mountEmailRoutes(router, { service, context, send, formToken, ip, post, sessionPost, checkFormToken, clearSession: (res) => clearSessionCookie(res, cookies), session: (res) => locals(res).session! });
+
   router
     .route('/usage')
     .get(async (_req, res) => {
@@ -269,19 +273,24 @@ function expiredForm(): PortalRefusal {
   return new PortalRefusal(403, 'This form has expired or did not come from the portal, so it was refused (cross-site request protection). Reload the page and try again.');
 }
 
+const NOTICES: Record<string, Record<string, string>> = {
+  verified: { '1': 'Your email address is confirmed.' },
+  resent: { '1': 'A new confirmation link is on its way to your email address; earlier links no longer work.' },
+  saved: { emails: 'Your email settings are saved.' },
+  reset: { '1': 'Your new password is set and every earlier session is logged out: log in with it.' },
+};
+
 function noticeFor(req: Request): string | undefined {
   if (req.query.welcome === '1') return 'Welcome! Your account is ready: create a key to start calling the API.';
+  for (const [name, notices] of Object.entries(NOTICES)) {
+    const value = req.query[name];
+    if (typeof value === 'string' && notices[value]) return notices[value];
+  }
   const revoked = req.query.revoked;
   if (typeof revoked === 'string' && REVOKED_NOTICE.test(revoked)) return `Key ${revoked} is revoked: requests made with it are refused.`;
   return undefined;
 }
 
-function pageMethodNotAllowed(allowed: readonly string[]): RequestHandler {
-  return (req, res) => {
-    res.setHeader('Allow', allowed.join(', '));
-    throw new PortalRefusal(405, `${req.method} is not allowed here; use ${allowed.join(' or ')}.`);
-  };
-}
 
 /** `/portal/usage` (with or without a trailing slash, as the router matches it) is JSON, not a page: its errors are too. */
 function isUsageApi(req: Request): boolean {
