@@ -170,12 +170,6 @@ export function redisTargetOf(config: Pick<GatewayConfig, 'redisUrl' | 'redisClu
   return undefined;
 }
 
-/** Where accounts, keys and counters live, for people: 'Redis', 'Redis Cluster' or 'in-process store'. */
-export function storeKindOf(config: Pick<GatewayConfig, 'redisUrl' | 'redisClusterNodes'>): string {
-  const target = redisTargetOf(config);
-  return target ? ('url' in target ? 'Redis' : 'Redis Cluster') : 'in-process store';
-}
-
 /** `ADMIN_ALLOWED_HOSTS=ops.internal,10.0.0.5`: host names or IP addresses, without ports (any port is accepted). */
 function parseAllowedHosts(read: EnvReader): string[] {
   const raw = read.string('ADMIN_ALLOWED_HOSTS');

@@ -8,7 +8,8 @@ import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../..
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
 import type { AccountService } from './accounts/account-service';
 import { STARTER_PLAN } from './accounts/types';
-import { loadGatewayConfig, redisTargetOf, storeKindOf, type GatewayConfig } from './config';
+import { STORE_KIND_NAMES, storeKindOf } from './backends';
+import { loadGatewayConfig, redisTargetOf, type GatewayConfig } from './config';
 import { loadOperatorMiddleware } from './extensions/load-middleware';
 import { createGateway } from './gateway';
 import { settleUrlParseDeprecation } from './upstream/url-parse-check';
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
       logger,
       // A generated admin token must be the same in every worker.
       env: config.adminTokenGenerated ? { ADMIN_TOKEN: config.adminToken } : {},
-      onReady: () => printWelcome(config, `${storeKindOf(config)}, ${config.workers} workers`, undefined),
+      onReady: () => printWelcome(config, `${STORE_KIND_NAMES[storeKindOf(redisTargetOf(config))]}, ${config.workers} workers`, undefined),
     });
     return;
   }
@@ -64,8 +65,8 @@ async function main(): Promise<void> {
     announceReady();
   } else {
     // Development only: a production deployment never prints a working key.
-    const demoKey = !config.production && !redisTargetOf(config) ? await createDemoKey(gateway.accounts) : undefined;
-    printWelcome(config, gateway.storeKind, demoKey);
+    const demoKey = !config.production && gateway.storeKind === 'in-process' ? await createDemoKey(gateway.accounts) : undefined;
+    printWelcome(config, STORE_KIND_NAMES[gateway.storeKind], demoKey);
   }
 
   stopOnSignals({

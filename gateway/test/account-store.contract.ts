@@ -5,6 +5,7 @@ import { keySetSeenContract } from './account-store-contract/key-set-seen';
 import { keysContract } from './account-store-contract/keys';
 import { listingContract } from './account-store-contract/listing';
 import { plansContract } from './account-store-contract/plans';
+import { retiredKeysContract } from './account-store-contract/retired-keys';
 import { resolveKeyContract } from './account-store-contract/resolve-key';
 import { revocationContract } from './account-store-contract/revocation';
 import { storeUnderTest, type OpenAccountStore } from './account-store-contract/store-under-test';
@@ -21,6 +22,7 @@ export function accountStoreContract(name: string, open: OpenAccountStore): void
     accountsContract(store);
     keysContract(store);
     revocationContract(store);
+    retiredKeysContract(store);
     keyLifecycleContract(store);
     keySetSeenContract(store);
     resolveKeyContract(store);

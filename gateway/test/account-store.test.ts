@@ -1,5 +1,6 @@
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
+import { REMOVE_RETIRED_KEYS } from '../src/accounts/redis-account-scripts';
 import type { ChangeEvent } from '../src/accounts/types';
 import { generateApiKey, hashApiKey, newAccountId, newKeyId } from '../src/keys/api-key';
 import { waitFor } from '../../test/helpers/ports';
@@ -143,6 +144,20 @@ describe('RedisAccountStore specifics', () => {
     await client.set(`{gw}:keyhash:${futureHash}`, futureId);
     expect((await store.resolveKey(legacyHash))?.key).toEqual({ id: legacyId, accountId, hash: legacyHash, createdAt: '2025-01-01T00:00:00.000Z', revokedAt: null });
     expect((await store.getKey(futureId))?.access).toBe('read-only');
+  });
+
+  it('when the removal script is handed a key that still works, then it keeps it: whatever the rule chose, a key in use never goes', async () => {
+    const accountId = newAccountId();
+    const key = { id: newKeyId(), accountId, hash: hashApiKey(generateApiKey()), createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null };
+    const rolled = { ...key, id: newKeyId(), hash: hashApiKey(generateApiKey()), expiresAt: '2026-01-02T00:00:00.000Z', replacedBy: key.id };
+    await store.addKey(key);
+    await store.addKey(rolled);
+    const remove = (ids: string[], at: string) =>
+      redis.server.client.eval(REMOVE_RETIRED_KEYS, 1 + ids.length, '{gw}:keys:last-used', ...ids.map((id) => `{gw}:key:${id}`), store.channel, at, '{gw}:keyhash:', '{gw}:account:', ':keys', ...ids);
+    // At the first instant the rolled key is in its grace period: neither goes.
+    expect(await remove([key.id, rolled.id], '2026-01-01T12:00:00.000Z')).toEqual([]);
+    expect(await remove([key.id, rolled.id], '2026-01-02T00:00:00.000Z')).toEqual([rolled.id]);
+    expect((await store.listKeys(accountId)).map((listed) => listed.id)).toEqual([key.id]);
   });
 
   it('when an account stored before the indexes existed is updated, then it joins them', async () => {

@@ -3,6 +3,7 @@ import { createAdminApp } from '../src/admin/app';
 import { TokenFailures } from '../src/admin/token-failures';
 import { ADMIN_TOKEN, adminApi, adminLogger, expectError, type AdminApi } from './support/admin-api';
 import { opsParts } from './support/ops';
+import { SHARED_TOKEN_ACTOR } from '../src/admin/tokens';
 
 /**
  * Who the admin port answers: the admin token (and nothing else) in the Authorization header,
@@ -50,13 +51,13 @@ describe('admin authentication', () => {
   });
 
   it('when the admin token is empty, then the app refuses to be built', () => {
-    expect(() => createAdminApp({ service: ctx.service, reports: opsParts().reports, adminToken: '', logger: adminLogger })).toThrow(/admin token/);
-    expect(() => createAdminApp({ service: ctx.service, reports: opsParts().reports, logger: adminLogger })).toThrow(/admin token/);
+    expect(() => createAdminApp({ service: ctx.service, reports: opsParts().reports, adminTokens: [{ name: SHARED_TOKEN_ACTOR, token: '' }], logger: adminLogger })).toThrow(/admin token/);
+    expect(() => createAdminApp({ service: ctx.service, reports: opsParts().reports, adminTokens: [], logger: adminLogger })).toThrow(/admin token/);
   });
 });
 
 describe('wrong tokens back off (per address)', () => {
-  const limited = () => request(createAdminApp({ ...opsParts(), adminToken: ADMIN_TOKEN, logger: adminLogger, tokenFailures: new TokenFailures({ failures: 5, windowSeconds: 300 }) }));
+  const limited = () => request(createAdminApp({ ...opsParts(), adminTokens: [{ name: SHARED_TOKEN_ACTOR, token: ADMIN_TOKEN }], logger: adminLogger, tokenFailures: new TokenFailures({ failures: 5, windowSeconds: 300 }) }));
 
   it('when an address has sent as many wrong tokens as allowed, then its next request is refused 429 with Retry-After, the right token too', async () => {
     const api = limited();
@@ -85,7 +86,7 @@ describe('wrong tokens back off (per address)', () => {
 });
 
 describe('the Host the admin port answers to', () => {
-  const withHosts = (options: { adminHost?: string; allowedHosts?: string[] } = {}) => request(createAdminApp({ ...opsParts(), adminToken: ADMIN_TOKEN, logger: adminLogger, ...options }));
+  const withHosts = (options: { adminHost?: string; allowedHosts?: string[] } = {}) => request(createAdminApp({ ...opsParts(), adminTokens: [{ name: SHARED_TOKEN_ACTOR, token: ADMIN_TOKEN }], logger: adminLogger, ...options }));
 
   it.each(['evil.example', 'evil.example:8081', '127.0.0.1.nip.io:8081', 'localhost.evil.example', '10.0.0.5:8081'])(
     'when Host is %s (a DNS-rebinding page, or a name nobody listed), then 400 invalid_parameter naming it, with the right token and for the console',

@@ -5,6 +5,7 @@ import { createAdminApp } from '../src/admin/app';
 import { ADMIN_TOKEN, adminLogger, expectError } from './support/admin-api';
 import { opsParts } from './support/ops';
 import { useRedis } from './support/redis';
+import { SHARED_TOKEN_ACTOR } from '../src/admin/tokens';
 
 /** The admin API when its account store is down: a real redis-server, stopped mid-test. */
 
@@ -18,7 +19,7 @@ describe('admin API over a Redis store that is down', () => {
 
   it('when Redis is unreachable, then 503 service_unavailable with Retry-After, quickly', async () => {
     const { service, reports } = opsParts({ store });
-    const app = express().use(createAdminApp({ service, reports, adminToken: ADMIN_TOKEN, logger: adminLogger }));
+    const app = express().use(createAdminApp({ service, reports, adminTokens: [{ name: SHARED_TOKEN_ACTOR, token: ADMIN_TOKEN }], logger: adminLogger }));
     const created = await request(app).post('/admin/accounts').set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ name: 'A', plan: 'free' });
     expect(created.status).toBe(201);
     await redis.server.stop();

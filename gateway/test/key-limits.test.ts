@@ -1,14 +1,18 @@
 import request from 'supertest';
 import { createLogger } from '../../shared/src/logger';
 import { MemoryAccountStore } from '../src/accounts/memory-account-store';
+import { PrincipalResolver } from '../src/accounts/principal-resolver';
+import { resolveKey } from './support/resolve-key';
 import { AccountService } from '../src/accounts/account-service';
 import { KEY_LIMITS, type KeyLimits } from '../src/accounts/key-limits';
 import { createAdminApp } from '../src/admin/app';
 import { OpsReports } from '../src/accounts/reports';
 import { MemoryAuditLog } from '../src/audit/audit-log';
 import { hashApiKey } from '../src/keys/api-key';
+import { expiryRefusal } from '../src/keys/key-policy';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { LocalUsageBoard } from '../src/usage/usage-board';
+import { SHARED_TOKEN_ACTOR } from '../src/admin/tokens';
 
 /**
  * Key limits per account, on every path (issue 17, item 3): one portal account made and revoked a
@@ -21,7 +25,7 @@ function service(keyLimits: Partial<KeyLimits> = {}) {
   const store = new MemoryAccountStore();
   const accounts = new AccountService({ store, limiter: new MemoryLimiter({ threshold: 2, seconds: 900 }), audit: new MemoryAuditLog(), keyLimits, now: () => now });
   const advance = (ms: number) => (now += ms);
-  return { store, accounts, advance };
+  return { store, accounts, advance, now: () => now };
 }
 
 async function anAccount(accounts: AccountService): Promise<string> {
@@ -61,7 +65,7 @@ describe('key limits (the account service: every path)', () => {
   });
 
   it('when more keys are revoked than are kept, then the oldest revoked ones are removed for good; active ones stay', async () => {
-    const { accounts, store, advance } = service({ revokedKept: 3 });
+    const { accounts, store, advance } = service({ retiredKept: 3 });
     const id = await anAccount(accounts);
     const active = await accounts.createKey(id);
     const revoked: string[] = [];
@@ -84,7 +88,7 @@ describe('key limits (the account service: every path)', () => {
     const id = await anAccount(accounts);
     const old = await accounts.createKey(id);
     await accounts.revokeKey(old.id);
-    advance(KEY_LIMITS.revokedRetentionMs - 1_000);
+    advance(KEY_LIMITS.retiredRetentionMs - 1_000);
     await accounts.createKey(id);
     expect((await store.listKeys(id)).map((key) => key.id)).toContain(old.id);
     advance(2_000);
@@ -92,10 +96,56 @@ describe('key limits (the account service: every path)', () => {
     expect((await store.listKeys(id)).map((key) => key.id)).not.toContain(old.id);
   });
 
+  it('when one key is rolled 19 times with no grace, then its 19 expired records are kept (the rule allows 20); rolled 19 more the next day, only the newest 20 retired stay; 30 days on, none does (issue 24, finding 6)', async () => {
+    const { accounts, store, advance } = service();
+    const id = await anAccount(accounts);
+    let key = await accounts.createKey(id);
+    const first = key;
+    const rollRepeatedly = async () => {
+      for (let i = 0; i < 19; i += 1) {
+        advance(1_000);
+        key = await accounts.rollKey(key.id, { gracePeriodSeconds: 0 });
+      }
+    };
+    await rollRepeatedly();
+    const day1 = await store.listKeys(id);
+    expect(day1).toHaveLength(20);
+    expect(day1.filter((record) => record.replacedBy !== undefined)).toHaveLength(19);
+    advance(DAY);
+    await rollRepeatedly();
+    // Before: 39 records, none removed.
+    expect(await store.listKeys(id)).toHaveLength(21);
+    expect(await store.getKey(first.id)).toBeNull();
+    advance(KEY_LIMITS.retiredRetentionMs);
+    // Listing applies the rule too: nothing past its retention is shown or kept.
+    expect((await accounts.listKeys(id)).map((view) => view.id)).toEqual([key.id]);
+    expect((await store.listKeys(id)).map((record) => record.id)).toEqual([key.id]);
+  });
+
+  it('when a rolled key is past its grace period, then its refusal names the replacement while the record is kept; once the rule removes it, it is refused as any unknown key', async () => {
+    const { accounts, store, advance, now } = service();
+    const resolver = new PrincipalResolver({ store, now });
+    const id = await anAccount(accounts);
+    const old = await accounts.createKey(id);
+    const rolled = await accounts.rollKey(old.id, { gracePeriodSeconds: 60 });
+    // In its grace period the old key still works (neither retired nor counted against the active keys).
+    expect(expiryRefusal((await resolveKey(resolver, old.key))!, now())).toBeUndefined();
+    advance(61_000);
+    await accounts.listKeys(id);
+    expect(expiryRefusal((await resolveKey(resolver, old.key))!, now())?.message).toContain(`its replacement is key ${rolled.id}`);
+    advance(KEY_LIMITS.retiredRetentionMs);
+    await accounts.listKeys(id);
+    expect(await store.getKey(old.id)).toBeNull();
+    // The removal's change event dropped the cached principal: the gateway no longer knows the key.
+    expect(await resolveKey(resolver, old.key)).toBeNull();
+    expect(await resolveKey(resolver, rolled.key)).toMatchObject({ keyId: rolled.id });
+    resolver.close();
+  });
+
   it('when ops create keys through the admin API, then the same limits apply, in the Error shape with Retry-After', async () => {
     const { accounts, store } = service({ createdPerDay: 2 });
     const audit = new MemoryAuditLog();
-    const app = createAdminApp({ service: accounts, reports: new OpsReports({ store, board: new LocalUsageBoard(), audit }), adminToken: 'test-admin-token-0123456789', logger: createLogger('t', 'silent') });
+    const app = createAdminApp({ service: accounts, reports: new OpsReports({ store, board: new LocalUsageBoard(), audit }), adminTokens: [{ name: SHARED_TOKEN_ACTOR, token: 'test-admin-token-0123456789' }], logger: createLogger('t', 'silent') });
     const id = await anAccount(accounts);
     const post = () => request(app).post(`/admin/accounts/${id}/keys`).set('Authorization', 'Bearer test-admin-token-0123456789');
     expect((await post()).status).toBe(201);

@@ -5,7 +5,7 @@ import { TestRedisCluster } from '../../test/helpers/redis-cluster';
 import type { TestRedis } from '../../test/helpers/redis-server';
 import { sleep, waitFor } from '../../test/helpers/ports';
 import { connectCluster } from '../src/redis';
-import { createLimiter, type BanPolicy, type KeySubject, type Limiter, type LimitDecision } from '../src/limits';
+import { RedisLimiter, withFallback, type BanPolicy, type KeySubject, type Limiter, type LimitDecision } from '../src/limits';
 import { utcDay } from '../src/limits/windows';
 
 /**
@@ -36,7 +36,7 @@ async function replica(ban: BanPolicy = BAN): Promise<Limiter> {
   clients.push(redis);
   // These tests count; the 250 ms command timeout (tested where Redis fails) would let a starved
   // machine fall back to in-process counting and count twice as many.
-  const limiter = createLimiter({ redis, logger, ban, commandTimeoutMs: 2_000 });
+  const limiter = withFallback(new RedisLimiter({ redis, ban, commandTimeoutMs: 2_000 }), { logger, ban });
   limiters.push(limiter);
   return limiter;
 }
@@ -156,7 +156,8 @@ describe('limiter on Redis Cluster', () => {
     clients.push(redis);
     const incidents: Array<{ part?: string; msg: string }> = [];
     const recording = pino({ level: 'warn' }, { write: (line: string) => void incidents.push(JSON.parse(line) as { part?: string; msg: string }) });
-    const limiter = createLimiter({ redis, logger: recording, ban: { threshold: 1000, seconds: 900 }, onModeChange: (degraded) => modeChanges.push(degraded) });
+    const ban = { threshold: 1000, seconds: 900 };
+    const limiter = withFallback(new RedisLimiter({ redis, ban }), { logger: recording, ban, onModeChange: (degraded) => modeChanges.push(degraded) });
     limiters.push(limiter);
     const byMaster = await accountsOnEveryMaster(3);
     const [victim, ...survivors] = cluster.nodes as [TestRedis, TestRedis, TestRedis];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { sleep, waitFor } from '../../test/helpers/ports';
-import { createLimiter, type Limiter, type LimitDecision } from '../src/limits';
+import { createLimiter, RedisLimiter, withFallback, type Limiter, type LimitDecision } from '../src/limits';
 import { useRedis } from './support/redis';
 
 interface LogLine {
@@ -60,7 +60,7 @@ describe('Redis outage', () => {
   it('when Redis stops under traffic and comes back, then no call waits or fails, limits hold in-process, and Redis takes over again', async () => {
     const { logger, lines } = memoryLogger();
     const modeChanges: boolean[] = [];
-    const limiter = createLimiter({ redis: await redis.connection(), logger, ban, onModeChange: (degraded) => modeChanges.push(degraded) });
+    const limiter = withFallback(new RedisLimiter({ redis: await redis.connection(), ban }), { logger, ban, onModeChange: (degraded) => modeChanges.push(degraded) });
     const load = traffic(limiter, randomUUID());
 
     await sleep(200);

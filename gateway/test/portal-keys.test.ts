@@ -71,3 +71,36 @@ describe('keys', () => {
     expect(keys.body.length).toBeLessThanOrEqual(20);
   });
 });
+
+describe('the key list in pages (issue 24: listings were not paged)', () => {
+  const keyIdsOn = (page: string) => [...page.matchAll(/<tr data-key-id="(key_[0-9A-Za-z]{20})"/g)].map((match) => match[1]);
+  const nextPageOn = (page: string) => /<a href="(\/portal\?cursor=[A-Za-z0-9_-]+)#keys-title" rel="next">Next page of keys<\/a>/.exec(page)?.[1];
+
+  it('when an account has more keys than a page, then the dashboard shows ten, oldest first, with a "Next page of keys" link to the rest', async () => {
+    const { browser } = await signedUp();
+    const made: string[] = [];
+    for (let i = 0; i < 10; i += 1) made.push((await browser.createKey()).keyId);
+    // Ten active keys are the most: one revoked makes room for the eleventh.
+    expect((await browser.post(`/portal/keys/${made[0]}/revoke`, { _csrf: await browser.tokenFrom('/portal') })).status).toBe(303);
+    made.push((await browser.createKey()).keyId);
+    const first = (await browser.get('/portal')).text;
+    expect(keyIdsOn(first)).toEqual(made.slice(0, 10));
+    const next = nextPageOn(first);
+    expect(next).toBeDefined();
+    const second = await browser.get(next!);
+    expect(second.status).toBe(200);
+    expect(keyIdsOn(second.text)).toEqual(made.slice(10));
+    expect(nextPageOn(second.text)).toBeUndefined();
+  });
+
+  it('when the address carries a cursor the portal did not give out, then 400 saying so, and no keys are shown', async () => {
+    const { browser } = await signedUp();
+    await browser.createKey();
+    for (const query of ['cursor=nonsense', 'cursor=', 'cursor=a&cursor=b', `cursor=${Buffer.from('a.1.acct_AAAAAAAAAAAAAAAAAAAA').toString('base64url')}`]) {
+      const refused = await browser.get(`/portal?${query}`);
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('The cursor in this address is not one the portal gave out');
+      expect(keyIdsOn(refused.text)).toEqual([]);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { generateApiKey } from '../src/keys/api-key';
 import { useResolverOnMemoryStore, withKey } from './support/principal-resolver';
+import { resolveKey } from './support/resolve-key';
 
 /**
  * The resolver's caches: hits without a store call, one lookup shared, the safety-net expiry,
@@ -12,9 +13,9 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
   it('when a key was resolved once, then the second resolve makes no store call', async () => {
     const { spy, service, resolver } = setup;
     const { key } = await withKey(service);
-    await resolver.resolve(key.key);
+    await resolveKey(resolver, key.key);
     const before = spy.calls.length;
-    expect(await resolver.resolve(key.key)).not.toBeNull();
+    expect(await resolveKey(resolver, key.key)).not.toBeNull();
     expect(spy.calls.length).toBe(before);
   });
 
@@ -22,7 +23,7 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
     const { spy, service, resolver } = setup;
     const { key } = await withKey(service);
     spy.calls.length = 0;
-    const results = await Promise.all(Array.from({ length: 20 }, () => resolver.resolve(key.key)));
+    const results = await Promise.all(Array.from({ length: 20 }, () => resolveKey(resolver, key.key)));
     expect(new Set(results.map((r) => r?.keyId))).toEqual(new Set([key.id]));
     expect(spy.calls).toEqual(['resolveKey']);
   });
@@ -30,13 +31,13 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
   it('when an entry is older than the safety-net expiry, then the store is asked again', async () => {
     const { spy, service, clock, resolver } = setup;
     const { key } = await withKey(service);
-    await resolver.resolve(key.key);
+    await resolveKey(resolver, key.key);
     const before = spy.calls.length;
     clock.now += 29_999;
-    await resolver.resolve(key.key);
+    await resolveKey(resolver, key.key);
     expect(spy.calls.length).toBe(before);
     clock.now += 2;
-    await resolver.resolve(key.key);
+    await resolveKey(resolver, key.key);
     expect(spy.calls.length).toBeGreaterThan(before);
   });
 
@@ -47,10 +48,10 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
     const unknown = generateApiKey();
     expect(resolver.cached(key.key)).toEqual({ state: 'uncached' });
     expect(resolver.cached('ask_live_nonsense')).toEqual({ state: 'refused' });
-    await resolver.resolve(key.key);
-    await resolver.resolve(unknown);
+    await resolveKey(resolver, key.key);
+    await resolveKey(resolver, unknown);
     await service.revokeKey(revoked.key.id);
-    await resolver.resolve(revoked.key.key);
+    await resolveKey(resolver, revoked.key.key);
     spy.calls.length = 0;
     expect(resolver.cached(key.key)).toMatchObject({ state: 'valid', principal: { keyId: key.id } });
     expect(resolver.cached(unknown)).toEqual({ state: 'refused' });
@@ -68,11 +69,11 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
     const { service, resolver } = setup;
     const { key } = await withKey(service);
     const unknown = generateApiKey();
-    await resolver.resolve(key.key); // miss
-    await resolver.resolve(key.key); // hit
-    await resolver.resolve(unknown); // miss
-    await resolver.resolve(unknown); // unknown hit
-    await resolver.resolve(unknown); // unknown hit
+    await resolveKey(resolver, key.key); // miss
+    await resolveKey(resolver, key.key); // hit
+    await resolveKey(resolver, unknown); // miss
+    await resolveKey(resolver, unknown); // unknown hit
+    await resolveKey(resolver, unknown); // unknown hit
     expect(resolver.stats).toEqual({ hits: 1, unknownHits: 2, misses: 2, staleServed: 0, evictions: { valid: 0, unknown: 0 }, entries: { valid: 1, unknown: 1 } });
   });
 
@@ -80,8 +81,8 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
     const { spy, service } = setup;
     const { key } = await withKey(service);
     const small = new PrincipalResolver({ store: spy.store, maxEntries: 2, maxUnknownEntries: 3 });
-    await small.resolve(key.key);
-    for (let i = 0; i < 10; i++) await small.resolve(generateApiKey());
+    await resolveKey(small, key.key);
+    for (let i = 0; i < 10; i++) await resolveKey(small, generateApiKey());
     expect(small.stats).toMatchObject({ entries: { valid: 1, unknown: 3 }, evictions: { valid: 0, unknown: 7 } });
     small.close();
   });
@@ -90,10 +91,10 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
     const { spy, service } = setup;
     const { key } = await withKey(service);
     const small = new PrincipalResolver({ store: spy.store, maxEntries: 100, maxUnknownEntries: 50 });
-    await small.resolve(key.key);
-    for (let i = 0; i < 1_000; i++) expect(await small.resolve(generateApiKey())).toBeNull();
+    await resolveKey(small, key.key);
+    for (let i = 0; i < 1_000; i++) expect(await resolveKey(small, generateApiKey())).toBeNull();
     spy.calls.length = 0;
-    expect(await small.resolve(key.key)).not.toBeNull();
+    expect(await resolveKey(small, key.key)).not.toBeNull();
     expect(spy.calls).toEqual([]);
     small.close();
   });
@@ -102,10 +103,10 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
     const { spy, service } = setup;
     const lru = new PrincipalResolver({ store: spy.store, maxEntries: 2 });
     const [a, b, c] = [await withKey(service), await withKey(service), await withKey(service)];
-    await lru.resolve(a.key.key);
-    await lru.resolve(b.key.key);
-    await lru.resolve(a.key.key); // a hit: a is now more recent than b
-    await lru.resolve(c.key.key);
+    await resolveKey(lru, a.key.key);
+    await resolveKey(lru, b.key.key);
+    await resolveKey(lru, a.key.key); // a hit: a is now more recent than b
+    await resolveKey(lru, c.key.key);
     expect(lru.cached(a.key.key).state).toBe('valid');
     expect(lru.cached(b.key.key).state).toBe('uncached');
     expect(lru.stats.evictions).toEqual({ valid: 1, unknown: 0 });
@@ -118,10 +119,10 @@ describe('PrincipalResolver: its caches, their expiry and eviction (in-process s
     const small = new PrincipalResolver({ store: spy.store, maxEntries: 2, maxUnknownEntries: 2 });
     const made = [];
     for (let i = 0; i < 6; i++) made.push(await withKey(service));
-    for (const { key } of made) await small.resolve(key.key);
+    for (const { key } of made) await resolveKey(small, key.key);
     expect(indexedAccounts(small)).toBe(2);
     await service.revokeKey(made[5]!.key.id);
-    await small.resolve(made[5]!.key.key); // now in the unknown cache, still indexed under its account
+    await resolveKey(small, made[5]!.key.key); // now in the unknown cache, still indexed under its account
     expect(indexedAccounts(small)).toBe(2);
     small.clear();
     expect(indexedAccounts(small)).toBe(0);

@@ -1,5 +1,6 @@
 import { hashApiKey } from '../src/keys/api-key';
 import { useResolverOnMemoryStore, withKey } from './support/principal-resolver';
+import { resolveKey } from './support/resolve-key';
 
 /**
  * What the change feed makes the resolver re-read (and what it leaves alone), and what it tells the
@@ -12,13 +13,13 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     const { service, quotaChanges, resolver } = setup;
     const { account, key } = await withKey(service, 'pro');
     quotaChanges.length = 0;
-    await resolver.resolve(key.key);
+    await resolveKey(resolver, key.key);
     await service.updateAccount(account.id, { perMinute: 42 });
     expect(quotaChanges).toEqual([account.id]);
-    expect((await resolver.resolve(key.key))?.quotas.perMinute).toBe(42);
+    expect((await resolveKey(resolver, key.key))?.quotas.perMinute).toBe(42);
     await service.setPlan('pro', { perMinute: 1, perDay: 7 });
     expect(quotaChanges).toEqual([account.id, null]);
-    expect((await resolver.resolve(key.key))?.quotas).toEqual({ perMinute: 42, perDay: 7 });
+    expect((await resolveKey(resolver, key.key))?.quotas).toEqual({ perMinute: 42, perDay: 7 });
   });
 
   it('when a key changes, then the limiter hook is not told (quotas did not change)', async () => {
@@ -33,20 +34,20 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     const { service, resolver } = setup;
     const free = await withKey(service, 'free');
     const pro = await withKey(service, 'pro');
-    await resolver.resolve(free.key.key);
-    await resolver.resolve(pro.key.key);
+    await resolveKey(resolver, free.key.key);
+    await resolveKey(resolver, pro.key.key);
     await service.setPlan('pro', { perMinute: 310, perDay: 10_100 });
     expect(resolver.cached(free.key.key)).toMatchObject({ state: 'valid' });
     expect(resolver.cached(pro.key.key)).toEqual({ state: 'recheck' });
-    expect((await resolver.resolve(pro.key.key))?.quotas).toEqual({ perMinute: 310, perDay: 10_100 });
+    expect((await resolveKey(resolver, pro.key.key))?.quotas).toEqual({ perMinute: 310, perDay: 10_100 });
   });
 
   it("when an account moves to another plan, then a later change of its old plan leaves its keys alone and one of its new plan re-reads them", async () => {
     const { service, resolver } = setup;
     const { account, key } = await withKey(service, 'free');
-    await resolver.resolve(key.key);
+    await resolveKey(resolver, key.key);
     await service.updateAccount(account.id, { plan: 'pro' });
-    expect((await resolver.resolve(key.key))?.quotas.perMinute).toBe(300);
+    expect((await resolveKey(resolver, key.key))?.quotas.perMinute).toBe(300);
     await service.setPlan('free', { perMinute: 61, perDay: 1_001 });
     expect(resolver.cached(key.key)).toMatchObject({ state: 'valid' });
     await service.setPlan('pro', { perMinute: 301, perDay: 10_001 });
@@ -57,8 +58,8 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     const { memory, spy, service, clock, quotaChanges, resolver } = setup;
     const { key } = await withKey(service, 'pro');
     const other = await withKey(service, 'free');
-    await resolver.resolve(key.key);
-    await resolver.resolve(other.key.key);
+    await resolveKey(resolver, key.key);
+    await resolveKey(resolver, other.key.key);
     spy.calls.length = 0;
     quotaChanges.length = 0;
 
@@ -72,14 +73,14 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
 
     spy.fail(true);
     clock.now += 31_000; // past the entry's expiry: only stale-if-error can answer now
-    expect(await resolver.resolve(key.key)).toMatchObject({ keyId: key.id });
+    expect(await resolveKey(resolver, key.key)).toMatchObject({ keyId: key.id });
     expect(spy.calls).toEqual(['resolveKey']); // the one failed refresh after the expiry
   });
 
   it("when the creation events of a key and its account arrive after the key was verified (pub/sub is late), then its entry is untouched", async () => {
     const { memory, service, resolver } = setup;
     const { account, key } = await withKey(service);
-    await resolver.resolve(key.key);
+    await resolveKey(resolver, key.key);
     await memory.announce({ type: 'account-created', accountId: account.id });
     await memory.announce({ type: 'key-added', keyId: key.id, hash: hashApiKey(key.key) });
     expect(resolver.cached(key.key)).toMatchObject({ state: 'valid' });
@@ -89,10 +90,10 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     const { memory, spy, service, resolver } = setup;
     const { key } = await withKey(service);
     const release = spy.hold();
-    const pending = resolver.resolve(key.key);
+    const pending = resolveKey(resolver, key.key);
     await memory.revokeKey(key.id, new Date().toISOString());
     release();
     await pending; // may still be the pre-revocation answer: it was read before the revocation
-    expect(await resolver.resolve(key.key)).toBeNull();
+    expect(await resolveKey(resolver, key.key)).toBeNull();
   });
 });

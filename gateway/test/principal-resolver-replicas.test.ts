@@ -1,10 +1,12 @@
 import { AccountService } from '../src/accounts/account-service';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
+import type { Principal } from '../src/accounts/types';
 import { generateApiKey } from '../src/keys/api-key';
 import { waitFor } from '../../test/helpers/ports';
 import { limiter, withKey } from './support/principal-resolver';
 import { useRedis } from './support/redis';
+import { resolveKey } from './support/resolve-key';
 
 describe('PrincipalResolver across two Redis-backed replicas', () => {
   const redis = useRedis();
@@ -47,24 +49,24 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
   });
 
   /** Polls both replicas until `done` holds for both; returns how long it took. */
-  async function timeUntil(done: (a: Awaited<ReturnType<PrincipalResolver['resolve']>>) => boolean, key: string): Promise<number> {
+  async function timeUntil(done: (a: Principal | null) => boolean, key: string): Promise<number> {
     const started = Date.now();
-    await waitFor(async () => done(await resolverA.resolve(key)) && done(await resolverB.resolve(key)), 2_000, 'both replicas');
+    await waitFor(async () => done(await resolveKey(resolverA, key)) && done(await resolveKey(resolverB, key)), 2_000, 'both replicas');
     return Date.now() - started;
   }
 
   it('when a key is revoked through one replica, then both refuse it within 1 s', async () => {
     const { key } = await replicatedKey();
-    expect(await resolverA.resolve(key.key)).not.toBeNull();
-    expect(await resolverB.resolve(key.key)).not.toBeNull();
+    expect(await resolveKey(resolverA, key.key)).not.toBeNull();
+    expect(await resolveKey(resolverB, key.key)).not.toBeNull();
     await service.revokeKey(key.id);
     expect(await timeUntil((principal) => principal === null, key.key)).toBeLessThan(1_000);
   });
 
   it('when a plan changes through one replica, then both apply the new quotas within 1 s', async () => {
     const { key } = await replicatedKey('pro');
-    expect((await resolverA.resolve(key.key))?.quotas).toEqual({ perMinute: 300, perDay: 10_000 });
-    expect((await resolverB.resolve(key.key))?.quotas).toEqual({ perMinute: 300, perDay: 10_000 });
+    expect((await resolveKey(resolverA, key.key))?.quotas).toEqual({ perMinute: 300, perDay: 10_000 });
+    expect((await resolveKey(resolverB, key.key))?.quotas).toEqual({ perMinute: 300, perDay: 10_000 });
     await service.setPlan('pro', { perMinute: 450, perDay: 12_000 });
     const took = await timeUntil((principal) => principal?.quotas.perMinute === 450 && principal.quotas.perDay === 12_000, key.key);
     expect(took).toBeLessThan(1_000);
@@ -72,8 +74,8 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
 
   it('when an account override changes through one replica, then both apply it within 1 s', async () => {
     const { account, key } = await replicatedKey('free');
-    await resolverA.resolve(key.key);
-    await resolverB.resolve(key.key);
+    await resolveKey(resolverA, key.key);
+    await resolveKey(resolverB, key.key);
     await service.updateAccount(account.id, { perMinute: 7 });
     expect(await timeUntil((principal) => principal?.quotas.perMinute === 7, key.key)).toBeLessThan(1_000);
   });
@@ -82,16 +84,16 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
     const { key } = await replicatedKey();
     await redis.server.resetStats();
     for (const candidate of ['nope', 'ask_live_', `${key.key.slice(0, -1)}${key.key.endsWith('0') ? '1' : '0'}`]) {
-      expect(await resolverA.resolve(candidate)).toBeNull();
+      expect(await resolveKey(resolverA, candidate)).toBeNull();
     }
     expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({});
   });
 
   it('when a key is cached, then resolving it again sends Redis no command', async () => {
     const { key } = await replicatedKey();
-    await resolverA.resolve(key.key);
+    await resolveKey(resolverA, key.key);
     await redis.server.resetStats();
-    expect(await resolverA.resolve(key.key)).not.toBeNull();
+    expect(await resolveKey(resolverA, key.key)).not.toBeNull();
     expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({});
   });
 
@@ -100,10 +102,10 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
     // Commands a script runs show up in commandstats too: one EVAL is the one round trip; inside it,
     // GET of the hash index, HGETALL of the key and of its account, HGET of the plan's numbers.
     await redis.server.resetStats();
-    expect(await resolverA.resolve(key.key)).not.toBeNull();
+    expect(await resolveKey(resolverA, key.key)).not.toBeNull();
     expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({ eval: 1, get: 1, hgetall: 2, hget: 1 });
     await redis.server.resetStats();
-    expect(await resolverA.resolve(generateApiKey())).toBeNull();
+    expect(await resolveKey(resolverA, generateApiKey())).toBeNull();
     expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({ eval: 1, get: 1 });
   });
 
@@ -111,10 +113,10 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
     const { key } = await replicatedKey();
     const small = new PrincipalResolver({ store: storeA, maxEntries: 100, maxUnknownEntries: 50 });
     try {
-      await small.resolve(key.key);
-      for (let i = 0; i < 500; i++) expect(await small.resolve(generateApiKey())).toBeNull();
+      await resolveKey(small, key.key);
+      for (let i = 0; i < 500; i++) expect(await resolveKey(small, generateApiKey())).toBeNull();
       await redis.server.resetStats();
-      expect(await small.resolve(key.key)).not.toBeNull();
+      expect(await resolveKey(small, key.key)).not.toBeNull();
       expect(commandsBesidesStats(await redis.server.commandStats())).toEqual({});
     } finally {
       small.close();
@@ -126,11 +128,11 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
     const resets = { a: 0, b: 0 };
     storeA.onChange((event) => void (event.type === 'reset' && resets.a++));
     storeB.onChange((event) => void (event.type === 'reset' && resets.b++));
-    await resolverB.resolve(key.key);
+    await resolveKey(resolverB, key.key);
     await redis.server.stop();
-    expect(await resolverB.resolve(key.key)).not.toBeNull();
+    expect(await resolveKey(resolverB, key.key)).not.toBeNull();
     await redis.server.start(); // no persistence: the key is gone, which only a re-read can notice
-    await waitFor(async () => (await resolverB.resolve(key.key)) === null, 5_000, 'replica B to re-read after the reconnect');
+    await waitFor(async () => (await resolveKey(resolverB, key.key)) === null, 5_000, 'replica B to re-read after the reconnect');
     // Both feeds subscribed again before the stores close: ioredis's own resubscription, still on
     // its way, would otherwise be cut by the close and reject unhandled ("Connection is closed.").
     await waitFor(() => resets.a > 0 && resets.b > 0, 5_000, 'both change feeds to resubscribe');

@@ -6,6 +6,7 @@ import { createAdminApp } from '../../gateway/src/admin/app';
 import { opsParts } from '../../gateway/test/support/ops';
 import { freePort } from './ports';
 import { COMPILED, ROOT } from './processes';
+import { SHARED_TOKEN_ACTOR } from '../../gateway/src/admin/tokens';
 
 export const CLI_ADMIN_TOKEN = 'cli-test-admin-token-0123456789';
 export const CLI_SECRET = 'cli-test-internal-secret-0123456789';
@@ -33,8 +34,10 @@ export function useAdminCli() {
     const app = createAdminApp({
       service: parts.service,
       reports: parts.reports,
-      adminToken: CLI_ADMIN_TOKEN,
-      adminTokens: [{ name: 'alice', token: ALICE }],
+      adminTokens: [
+        { name: SHARED_TOKEN_ACTOR, token: CLI_ADMIN_TOKEN },
+        { name: 'alice', token: ALICE },
+      ],
       logger: createLogger('cli-test', 'silent'),
     });
     const port = await freePort();

@@ -6,7 +6,7 @@ import { ACCOUNT_ID_PATTERN, newAccountId } from '../keys/api-key';
 import type { Limiter } from '../limits/types';
 import { normaliseSearch } from './search';
 import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS, type Account, type AccountStore, type Plan, type PlanName } from './types';
-import { usageOf, viewOf, type AccountDetails, type AccountListQuery, type AccountView, type AccountViewPage, type CreatedKey, type KeyView, type RolledKey } from './account-views';
+import { usageOf, viewOf, type AccountDetails, type AccountListQuery, type AccountView, type AccountViewPage, type CreatedKey, type KeyListQuery, type KeyPage, type KeyView, type RolledKey } from './account-views';
 import { KEY_LIMITS, type KeyLimits } from './key-limits';
 import { KeyService, type BanLimiter, type KeyActivity } from './key-service';
 import { notFound } from './refusals';
@@ -142,9 +142,14 @@ export class AccountService {
     return this.keys.rollKey(keyId, input, actor);
   }
 
-  /** The account's keys, revoked ones included, oldest first, with when each was last used and any ban in force. */
-  listKeys(accountId: string): Promise<KeyView[]> {
-    return this.keys.listKeys(accountId);
+  /** A page of the account's keys, oldest first, retired ones included (`KeyService.listKeys`). */
+  listKeyPage(accountId: string, query: KeyListQuery): Promise<KeyPage> {
+    return this.keys.listKeys(accountId, query);
+  }
+
+  /** All the account's keys, retired ones included, oldest first, with when each was last used and any ban in force. */
+  async listKeys(accountId: string): Promise<KeyView[]> {
+    return (await this.keys.listKeys(accountId)).keys;
   }
 
   /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time (and records nothing). */

@@ -50,6 +50,25 @@ export interface KeyView {
   bannedUntil: string | null;
 }
 
+/** A place in an account's key order (oldest first, ties by id): where a page of its keys ends. */
+export interface KeyPosition {
+  createdAtMs: number;
+  id: string;
+}
+
+export interface KeyListQuery {
+  /** At most this many keys (no limit when absent: the whole list). */
+  limit?: number;
+  /** Only keys after this one in creation order. */
+  after?: KeyPosition;
+}
+
+export interface KeyPage {
+  keys: KeyView[];
+  /** Where the next page starts, when more keys follow; null on the last page. */
+  next: KeyPosition | null;
+}
+
 export interface AccountListQuery {
   limit: number;
   after?: AccountPosition;

@@ -1,24 +1,22 @@
 import { ApiError } from '../../../shared/src/errors';
+import { RETIRED_KEY_RETENTION, type RetiredKeyRetention } from './retired-keys';
 import type { ApiKeyRecord } from './types';
 
 /**
  * What one account may do with keys, on every path (portal, admin API, CLI, console): a key is
  * cheap to make and each one costs the store, the caches and the audit trail something, so one
- * account (a portal sign-up in particular) must not be a key factory, nor keep every key it ever
- * revoked. Revoked keys are kept a while (listings and the audit trail name them) and then removed.
+ * account (a portal sign-up in particular) must not be a key factory, nor keep every key that ever
+ * stopped working. Retired keys (revoked, expired, rolled past their grace) are kept a while
+ * (listings and the audit trail name them) and then removed, by the store's one rule (retired-keys.ts).
  */
-export interface KeyLimits {
+export interface KeyLimits extends RetiredKeyRetention {
   /** Keys created in any 24 hours. */
   createdPerDay: number;
   /** Active (unrevoked) keys held at once. */
   active: number;
-  /** Revoked keys kept; past it, the oldest revoked ones are removed. */
-  revokedKept: number;
-  /** A revoked key is removed this long after its revocation. */
-  revokedRetentionMs: number;
 }
 
-export const KEY_LIMITS: Readonly<KeyLimits> = Object.freeze({ createdPerDay: 20, active: 10, revokedKept: 20, revokedRetentionMs: 30 * 86_400_000 });
+export const KEY_LIMITS: Readonly<KeyLimits> = Object.freeze({ createdPerDay: 20, active: 10, ...RETIRED_KEY_RETENTION });
 
 
 const DAY_MS = 86_400_000;
@@ -34,12 +32,6 @@ export function checkCreatedPerDay(accountId: string, keys: readonly ApiKeyRecor
   if (createdToday.length < createdPerDay) return;
   const seconds = Math.max(1, Math.ceil((Math.min(...createdToday) + DAY_MS - now) / 1000));
   throw new ApiError('rate_limited', `Account ${accountId} has created ${createdPerDay} keys in the last 24 hours, the most it may: the next one can be created in ${describeSeconds(seconds)}.`, { 'Retry-After': String(seconds) });
-}
-
-/** The revoked keys among `keys` past their retention or beyond the number kept (oldest revocations go first). */
-export function revokedKeysToRemove(keys: readonly ApiKeyRecord[], now: number, { revokedKept, revokedRetentionMs }: KeyLimits): ApiKeyRecord[] {
-  const revoked = keys.filter((key) => key.revokedAt !== null).sort((a, b) => Date.parse(b.revokedAt!) - Date.parse(a.revokedAt!));
-  return revoked.filter((key, i) => i >= revokedKept || now - Date.parse(key.revokedAt!) >= revokedRetentionMs);
 }
 
 function describeSeconds(seconds: number): string {

@@ -6,8 +6,8 @@ import { maskApiKey } from '../keys/masked-key';
 import type { Limiter } from '../limits/types';
 import { KeySetChangedError } from './errors';
 import { DEFAULT_KEY_ACCESS, type Account, type AccountStore, type ApiKeyRecord } from './types';
-import { keyViewOf, type CreatedKey, type KeyView, type RolledKey } from './account-views';
-import { activeKeys, checkCreatedPerDay, revokedKeysToRemove, type KeyLimits } from './key-limits';
+import { keyViewOf, type CreatedKey, type KeyListQuery, type KeyPage, type KeyPosition, type RolledKey } from './account-views';
+import { activeKeys, checkCreatedPerDay, type KeyLimits } from './key-limits';
 import { notFound, notRollable } from './refusals';
 import { parseRfc3339 } from './rfc3339';
 import { DEFAULT_GRACE_PERIOD_SECONDS, validateKeyRoll, validateNewKey, type KeyRollInput, type NewKeyInput } from './schemas';
@@ -81,7 +81,7 @@ export class KeyService {
    * A new key (shown this once), read-write and never expiring unless `input` says otherwise, within
    * the account's key limits: 400 invalid_parameter when it holds the most active keys (revoked,
    * expired and rolled-away keys do not count), 429 rate_limited (with Retry-After) when it has
-   * created the most in the last 24 hours. Revoked keys past their retention, or past the number
+   * created the most in the last 24 hours. Retired keys past their retention, or past the number
    * kept, are removed first.
    */
   async createKey(accountId: string, actor: string, input: NewKeyInput): Promise<CreatedKey> {
@@ -97,8 +97,8 @@ export class KeyService {
         const now = this.deps.now();
         // The version first: a key added after it was read makes the write below refused.
         const seen = { version: await this.deps.store.keySetVersion(account.id) };
-        const keys = await this.removeOldRevokedKeys(await this.deps.store.listKeys(account.id), now);
         const isoNow = new Date(now).toISOString();
+        const keys = await this.pruneRetiredKeys(account.id, isoNow);
         const { active } = this.deps.keyLimits;
         if (activeKeys(keys, isoNow).length >= active) {
           throw new ApiError('invalid_parameter', `Account ${account.id} already has ${active} active keys, the most an account may hold: revoke one it no longer uses first.`);
@@ -136,6 +136,8 @@ export class KeyService {
       const rolled = await this.deps.store.rollKey({ keyId: old.id, replacement: record, expiresAt, at: new Date(now).toISOString(), seen });
       if (rolled.outcome !== 'rolled') throw notRollable(keyId, rolled);
       const { accountId } = record;
+      // Rolled with no grace, the old key is retired at once: the rule keeps the retired ones bounded.
+      await this.pruneRetiredKeys(accountId, new Date(now).toISOString());
       await this.deps.record({ actor, action: 'key.created', target: record.id, accountId, before: null, after: { ...keyValues(record), rolledFrom: old.id } });
       await this.deps.record({
         actor,
@@ -149,18 +151,26 @@ export class KeyService {
     }));
   }
 
-  /** The account's keys, revoked ones included, oldest first, with when each was last used and any ban in force. */
-  async listKeys(accountId: string): Promise<KeyView[]> {
+  /**
+   * A page of the account's keys, oldest first, retired ones included until the rule removes them
+   * (which it does first, so a listing never shows one past its retention), with when each was last
+   * used and any ban in force. The whole list when `query` has no limit.
+   */
+  async listKeys(accountId: string, { limit, after }: KeyListQuery = {}): Promise<KeyPage> {
     const account = await this.deps.requireAccount(accountId);
-    const keys = await this.deps.store.listKeys(account.id);
     const now = this.deps.now();
     const isoNow = new Date(now).toISOString();
+    // An account holds a few dozen keys at most (the key limits and this rule): paged here, not in the store.
+    const following = (await this.pruneRetiredKeys(account.id, isoNow)).filter((key) => after === undefined || isAfter(key, after));
+    const keys = limit === undefined ? following : following.slice(0, limit);
+    const last = keys[keys.length - 1];
+    const next = keys.length < following.length && last ? { createdAtMs: Date.parse(last.createdAt), id: last.id } : null;
     const [lastUsed, bans] = await Promise.all([
       this.deps.keyActivity.lastUsed(keys.map((key) => key.id)),
       // A revoked or expired key is refused before the limiter is asked: any ban it had no longer matters.
       Promise.all(keys.map((key) => (key.revokedAt === null && !(key.expiresAt !== undefined && key.expiresAt <= isoNow) ? this.deps.limiter.bannedUntil({ accountId: account.id, keyId: key.id }, now) : null))),
     ]);
-    return keys.map((key, i) => keyViewOf(key, lastUsed.get(key.id), bans[i] ?? null));
+    return { keys: keys.map((key, i) => keyViewOf(key, lastUsed.get(key.id), bans[i] ?? null)), next };
   }
 
   /** Idempotent: revoking a revoked key succeeds and keeps the first revocation time (and records nothing). */
@@ -170,22 +180,18 @@ export class KeyService {
     if (!key || !(await this.deps.store.revokeKey(key.id, at))) throw notFound('key', keyId);
     if (key.revokedAt === null) {
       await this.deps.record({ actor, action: 'key.revoked', target: key.id, accountId: key.accountId, before: { revokedAt: null }, after: { revokedAt: at } });
-      // The revoked keys an account keeps stay bounded even if it never creates another.
-      await this.oneAtATime(key.accountId, async () => {
-        await this.removeOldRevokedKeys(await this.deps.store.listKeys(key.accountId), this.deps.now());
-      });
+      // The retired keys an account keeps stay bounded even if it never creates another.
+      await this.oneAtATime(key.accountId, () => this.pruneRetiredKeys(key.accountId, this.isoNow()));
     }
   }
 
   /**
-   * Removes the revoked keys among `keys` that are past their retention or beyond the number kept
-   * (oldest revocations first). Housekeeping, not a change anyone made: no audit entry; the trail
-   * keeps the key's creation and revocation.
+   * Removes the account's retired keys past their retention or beyond the number kept (the store
+   * applies the one rule, retired-keys.ts) and answers the keys that remain. Housekeeping, not a
+   * change anyone made: no audit entry; the trail keeps the key's creation, revocation or roll.
    */
-  private async removeOldRevokedKeys(keys: readonly ApiKeyRecord[], now: number): Promise<ApiKeyRecord[]> {
-    const removed = new Set(revokedKeysToRemove(keys, now, this.deps.keyLimits).map((key) => key.id));
-    for (const id of removed) await this.deps.store.removeRevokedKey(id);
-    return keys.filter((key) => !removed.has(key.id));
+  private pruneRetiredKeys(accountId: string, isoNow: string): Promise<ApiKeyRecord[]> {
+    return this.deps.store.pruneRetiredKeys(accountId, isoNow, this.deps.keyLimits);
   }
 
   /** Runs `work` after any earlier key work of the same account in this process has finished. */
@@ -251,6 +257,12 @@ export class KeyService {
   private isoNow(): string {
     return new Date(this.deps.now()).toISOString();
   }
+}
+
+/** Whether `key` comes after `position` in the order keys are listed (sort.ts: oldest first, then by id). */
+function isAfter(key: ApiKeyRecord, position: KeyPosition): boolean {
+  const createdAtMs = Date.parse(key.createdAt);
+  return createdAtMs === position.createdAtMs ? key.id > position.id : createdAtMs > position.createdAtMs;
 }
 
 /** What the audit trail records of a new key: never the key, nor its hash. */

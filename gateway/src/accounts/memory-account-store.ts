@@ -1,5 +1,6 @@
 import { ChangeListeners } from './change-listeners';
 import { KeySetChangedError, StoreConflictError } from './errors';
+import { retiredKeysToRemove, type RetiredKeyRetention } from './retired-keys';
 import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
 import {
@@ -96,6 +97,10 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    return this.keysOf(accountId);
+  }
+
+  private keysOf(accountId: string): ApiKeyRecord[] {
     return sortKeys([...this.keys.values()].filter((key) => key.accountId === accountId).map((key) => ({ ...key })));
   }
 
@@ -116,14 +121,15 @@ export class MemoryAccountStore implements AccountStore {
     return true;
   }
 
-  async removeRevokedKey(id: string): Promise<boolean> {
-    const key = this.keys.get(id);
-    if (!key || key.revokedAt === null) return false;
-    this.keys.delete(id);
-    if (this.keyIdByHash.get(key.hash) === id) this.keyIdByHash.delete(key.hash);
-    this.lastUsed.delete(id);
-    this.emit({ type: 'key', keyId: key.id, hash: key.hash });
-    return true;
+  async pruneRetiredKeys(accountId: string, at: string, retention: RetiredKeyRetention): Promise<ApiKeyRecord[]> {
+    // No await between the read and the removals: one atomic step, like Redis's script.
+    for (const key of retiredKeysToRemove(this.keysOf(accountId), at, retention)) {
+      this.keys.delete(key.id);
+      if (this.keyIdByHash.get(key.hash) === key.id) this.keyIdByHash.delete(key.hash);
+      this.lastUsed.delete(key.id);
+      this.emit({ type: 'key', keyId: key.id, hash: key.hash });
+    }
+    return this.keysOf(accountId);
   }
 
   async rollKey({ keyId, replacement, expiresAt, at, seen }: KeyRoll): Promise<RollOutcome> {

@@ -172,15 +172,6 @@ export class PrincipalResolver {
     }
   }
 
-  /** `cached`, then `lookUp` when the caches cannot answer. */
-  async resolve(apiKey: string): Promise<Principal | null> {
-    const answer = this.cached(apiKey);
-    if (answer.state === 'valid') return answer.principal;
-    if (answer.state === 'refused') return null;
-    const result = await this.lookUp(apiKey);
-    return result === NOT_ADMITTED ? null : result;
-  }
-
   /** Forgets everything cached. */
   clear(): void {
     this.generation++;

@@ -101,20 +101,29 @@ if redis.call('HGET', KEYS[1], 'revokedAt') == '' then redis.call('HSET', KEYS[1
 redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[3], hash = hash }))
 return 1`;
 
-// KEYS: key record, the last-used hash. ARGV: channel, key id, the hash index's name before the
-// hash, the account key set's name before and after the account id (the hash and the account are
-// read in here: `RedisAccountKeys` gives the parts). Only a revoked key goes; every name shares the
-// prefix's hash slot.
-export const REMOVE_REVOKED_KEY = `
-local fields = redis.call('HMGET', KEYS[1], 'hash', 'accountId', 'revokedAt')
-local hash, accountId, revokedAt = fields[1], fields[2], fields[3]
-if not hash or not revokedAt or revokedAt == '' then return 0 end
-redis.call('DEL', KEYS[1])
-if redis.call('GET', ARGV[3] .. hash) == ARGV[2] then redis.call('DEL', ARGV[3] .. hash) end
-redis.call('SREM', ARGV[4] .. accountId .. ARGV[5], ARGV[2])
-redis.call('HDEL', KEYS[2], ARGV[2])
-redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = ARGV[2], hash = hash }))
-return 1`;
+// KEYS: the last-used hash, then the key records to remove. ARGV: channel, now (ISO), the hash
+// index's name before the hash, the account key set's name before and after the account id (the
+// hash and the account are read in here: `RedisAccountKeys` gives the parts), then the keys' ids in
+// KEYS' order. Which keys go is the store's rule (retired-keys.ts); this only makes sure that none
+// of them works at `now` (revoked, or expired), so a key in use is never removed. Every name shares
+// the prefix's hash slot. Returns the ids removed.
+export const REMOVE_RETIRED_KEYS = `
+local removed = {}
+for i = 2, #KEYS do
+  local id = ARGV[4 + i]
+  local fields = redis.call('HMGET', KEYS[i], 'hash', 'accountId', 'revokedAt', 'expiresAt')
+  local hash, accountId, revokedAt, expiresAt = fields[1], fields[2], fields[3], fields[4]
+  local retired = (revokedAt and revokedAt ~= '') or (expiresAt and expiresAt ~= '' and expiresAt <= ARGV[2])
+  if hash and accountId and retired then
+    redis.call('DEL', KEYS[i])
+    if redis.call('GET', ARGV[3] .. hash) == id then redis.call('DEL', ARGV[3] .. hash) end
+    redis.call('SREM', ARGV[4] .. accountId .. ARGV[5], id)
+    redis.call('HDEL', KEYS[1], id)
+    redis.call('PUBLISH', ARGV[1], cjson.encode({ type = 'key', keyId = id, hash = hash }))
+    removed[#removed + 1] = id
+  end
+end
+return removed`;
 
 // KEYS: the old key's hash, the replacement's hash, its hash index entry, the account's key set, its
 // key-set version. ARGV: channel, now (ISO), the old key's new expiry (ISO), the replacement's id,

@@ -1,13 +1,14 @@
 import { connectTarget, createTargetSubscriber, type FeedSubscriber, type RedisClient, type RedisTarget } from '../redis';
 import { KeySetChangedError, StoreConflictError } from './errors';
 import { ORDER_KEY_ID_OFFSET, orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
+import { retiredKeysToRemove, type RetiredKeyRetention } from './retired-keys';
 import { sortKeys } from './sort';
 import { storeCall } from '../store-errors';
 import { accountFields, eventJson, fromPairs, keyFields, seenArgs, toAccount, toKey, toPlan } from './redis-account-codec';
 import { RedisAccountKeys } from './redis-account-keys';
 import { RedisChangeFeed } from './redis-change-feed';
 import { readKeyUses, writeKeyUses } from './redis-key-uses';
-import { ADD_KEY, CREATE_ACCOUNT, LIST_ACCOUNTS, LIST_BUDGET, REMOVE_REVOKED_KEY, RESOLVE_KEY, REVOKE_KEY, ROLL_KEY, UPDATE_ACCOUNT } from './redis-account-scripts';
+import { ADD_KEY, CREATE_ACCOUNT, LIST_ACCOUNTS, LIST_BUDGET, REMOVE_RETIRED_KEYS, RESOLVE_KEY, REVOKE_KEY, ROLL_KEY, UPDATE_ACCOUNT } from './redis-account-scripts';
 import {
   PLAN_NAMES,
   type Account,
@@ -181,9 +182,14 @@ export class RedisAccountStore implements AccountStore {
     return revoked === 1;
   }
 
-  async removeRevokedKey(id: string): Promise<boolean> {
-    const removed = await this.run(() => this.redis.eval(REMOVE_REVOKED_KEY, 2, this.keys.key(id), this.keys.lastUsed, this.channel, id, this.keys.keyHash(''), ...this.keys.accountKeysAround()));
-    return removed === 1;
+  async pruneRetiredKeys(accountId: string, at: string, retention: RetiredKeyRetention): Promise<ApiKeyRecord[]> {
+    const keys = await this.listKeys(accountId);
+    const ids = retiredKeysToRemove(keys, at, retention).map((key) => key.id);
+    if (ids.length === 0) return keys;
+    const removed = new Set(
+      (await this.run(() => this.redis.eval(REMOVE_RETIRED_KEYS, 1 + ids.length, this.keys.lastUsed, ...ids.map((id) => this.keys.key(id)), this.channel, at, this.keys.keyHash(''), ...this.keys.accountKeysAround(), ...ids))) as string[],
+    );
+    return keys.filter((key) => !removed.has(key.id));
   }
 
   async rollKey({ keyId, replacement, expiresAt, at, seen }: KeyRoll): Promise<RollOutcome> {

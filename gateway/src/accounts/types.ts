@@ -1,5 +1,6 @@
 /** Accounts, API keys and plans: what the gateway knows about its clients. */
 import type { KeySubject } from '../limits/types';
+import type { RetiredKeyRetention } from './retired-keys';
 
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -193,12 +194,14 @@ export interface AccountStore {
    */
   revokeKey(id: string, at: string): Promise<boolean>;
   /**
-   * Deletes a revoked key for good (its record, its hash, its place in the account's list and its
-   * last use), so that revoked keys do not pile up; an active key is never deleted. False when there
-   * is no such revoked key. Its hash is then unknown, which authentication answers as it answers a
-   * revoked one.
+   * Removes for good the account's retired keys (revoked, or expired at `at`: a rolled key once its
+   * grace period is over) that `retention` no longer keeps, by the one rule of `retiredKeysToRemove`
+   * (retired-keys.ts): their records, hashes, places in the account's list and last uses, each with
+   * a change event. A key that works at `at` is never removed, checked in the removal's own atomic
+   * step. Answers the account's keys that remain, oldest first. A removed key's hash is then
+   * unknown, which authentication answers as it answers any unknown key.
    */
-  removeRevokedKey(id: string): Promise<boolean>;
+  pruneRetiredKeys(accountId: string, at: string, retention: RetiredKeyRetention): Promise<ApiKeyRecord[]>;
   /**
    * Adds the replacement and sets the old key to expire and name its replacement, in one atomic
    * step with one change event per key, unless the old key is unknown, revoked, already replaced

@@ -10,22 +10,20 @@ import { ACCOUNT_ID_PATTERN, authorizationOf, sameSecret } from '../keys/api-key
 import { jsonBody, optionalJsonBody } from '../../../shared/src/json-body';
 import type { AuditEntry } from '../audit/audit-log';
 import { consoleRoutes } from './console';
-import { accountsCursor, auditCursor, parseAccountsCursor, parseAuditCursor } from './cursor';
+import { accountsCursor, auditCursor, keysCursor, parseAccountsCursor, parseAuditCursor, parseKeysCursor } from './cursor';
 import { ListingQuery, nextPageLink } from './query';
 import type { OpsReports } from '../accounts/reports';
 import { validateAccountPatch, validateKeyRoll, validateNewAccount, validateNewKey, validatePlanNumbers } from '../accounts/schemas';
 import { requireKnownHost } from './host-check';
 import { TokenFailures } from './token-failures';
-import { SHARED_TOKEN_ACTOR, type AdminToken } from './tokens';
+import type { AdminToken } from './tokens';
 import { usageChart } from '../usage/usage-chart';
 
 export interface AdminAppOptions {
   service: AccountService;
   reports: OpsReports;
-  /** The shared token (`ADMIN_TOKEN`), whose actor is `admin`. */
-  adminToken?: string;
-  /** Operators' own tokens (`ADMIN_TOKENS`). At least one token, of either kind, is required. */
-  adminTokens?: readonly AdminToken[];
+  /** Every token the app accepts (`GatewayConfig.adminTokens`: `ADMIN_TOKEN` as `admin`, then `ADMIN_TOKENS`); at least one. */
+  adminTokens: readonly AdminToken[];
   logger: Logger;
   /** The admin port's own address (`ADMIN_HOST`, default 127.0.0.1): a name its requests may be sent to. */
   adminHost?: string;
@@ -82,12 +80,6 @@ export function actorOf(res: Response): string {
   return actor;
 }
 
-/** Every token the app accepts, the shared one first. */
-function tokensOf({ adminToken, adminTokens = [] }: Pick<AdminAppOptions, 'adminToken' | 'adminTokens'>): AdminToken[] {
-  if (adminToken === '') throw new Error('the admin token must not be empty');
-  return [...(adminToken === undefined ? [] : [{ name: SHARED_TOKEN_ACTOR, token: adminToken }]), ...adminTokens];
-}
-
 const MAX_SEARCH_LENGTH = 100;
 
 /** `q`: what an operator types into a search box; trimmed, since a search for " acme" means "acme". */
@@ -125,7 +117,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const requireAdmin = adminAuth(tokensOf(options), options.tokenFailures);
+  const requireAdmin = adminAuth(options.adminTokens, options.tokenFailures);
 
   app.use(requestId);
   app.use(accessLog(logger));
@@ -187,8 +179,12 @@ export function createAdminApp(options: AdminAppOptions): Express {
   app
     .route('/admin/accounts/:id/keys')
     .get(async (req, res) => {
-      new ListingQuery(req, []); // the whole list, no parameters: a misspelt one is refused, as on the other listings
-      res.json(await service.listKeys(req.params.id));
+      const query = new ListingQuery(req, ['limit', 'cursor']);
+      const limit = query.integer('limit', 20, 1, 100);
+      const after = query.cursor(parseKeysCursor);
+      const page = await service.listKeyPage(req.params.id, { limit, ...(after ? { after } : {}) });
+      if (page.next) res.setHeader('Link', nextPageLink(`/admin/accounts/${req.params.id}/keys`, { limit: query.text('limit') }, keysCursor(page.next)));
+      res.json(page.keys);
     })
     .post(optionalJsonBody(), async (req, res) => {
       res.status(201).json(await service.createKey(req.params.id, actorOf(res), validateNewKey(req.body)));

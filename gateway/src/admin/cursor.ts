@@ -1,5 +1,6 @@
-import { ACCOUNT_ID_PATTERN } from '../keys/api-key';
+import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from '../keys/api-key';
 import type { AccountPosition } from '../accounts/types';
+import type { KeyPosition } from '../accounts/account-views';
 import { AUDIT_ENTRY_ID } from '../audit/audit-log';
 
 /**
@@ -8,7 +9,6 @@ import { AUDIT_ENTRY_ID } from '../audit/audit-log';
  * else is refused as a parameter the API did not hand out. They are not signed (the public API's
  * are): whoever holds an admin token may list every page anyway, so a forged position reveals nothing.
  */
-const ACCOUNTS = /^a\.(\d{1,15})\.(acct_[0-9A-Za-z]{20})$/;
 const AUDIT = /^e\.(\d{1,15}-\d{1,15})$/;
 const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -23,15 +23,32 @@ function decode(cursor: string): string | undefined {
   return encode(text) === cursor ? text : undefined;
 }
 
-export function accountsCursor(position: AccountPosition): string {
-  return encode(`a.${position.createdAtMs}.${position.id}`);
+/** A place in a creation order (accounts', an account's keys'): a tag, the creation time and the id. */
+interface CreationPosition {
+  createdAtMs: number;
+  id: string;
 }
 
-export function parseAccountsCursor(cursor: string): AccountPosition | undefined {
-  const match = ACCOUNTS.exec(decode(cursor) ?? '');
-  if (!match || !ACCOUNT_ID_PATTERN.test(match[2]!)) return undefined;
-  return { createdAtMs: Number(match[1]), id: match[2]! };
+/** The cursor pair of one creation order: `tag` tells the listings apart, `idPattern` is its ids' shape. */
+function creationOrderCursors(tag: string, idPattern: RegExp) {
+  const shape = new RegExp(`^${tag}\\.(\\d{1,15})\\.([0-9A-Za-z_]{1,40})$`);
+  return {
+    encode: (position: CreationPosition): string => encode(`${tag}.${position.createdAtMs}.${position.id}`),
+    parse: (cursor: string): CreationPosition | undefined => {
+      const match = shape.exec(decode(cursor) ?? '');
+      if (!match || !idPattern.test(match[2]!)) return undefined;
+      return { createdAtMs: Number(match[1]), id: match[2]! };
+    },
+  };
 }
+
+const accounts = creationOrderCursors('a', ACCOUNT_ID_PATTERN);
+export const accountsCursor: (position: AccountPosition) => string = accounts.encode;
+export const parseAccountsCursor: (cursor: string) => AccountPosition | undefined = accounts.parse;
+
+const keys = creationOrderCursors('k', KEY_ID_PATTERN);
+export const keysCursor: (position: KeyPosition) => string = keys.encode;
+export const parseKeysCursor: (cursor: string) => KeyPosition | undefined = keys.parse;
 
 export function auditCursor(entryId: string): string {
   return encode(`e.${entryId}`);

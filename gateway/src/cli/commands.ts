@@ -83,10 +83,12 @@ export function addCommands(program: Command, context: CommandContext): void {
   )
     .argument('<KEY_ID>')
     .addOption(new Option('--grace-period <DURATION>', 'how long the old key keeps working: seconds, or a number with s, m, h or d (0 to 7d; default 1d)').argParser(durationParser('--grace-period')));
-  admin(keys, 'list', "List an account's API keys: masked, created, last used, revoked or banned (never the key).", (client, [id], o) =>
-    client.list(`/admin/accounts/${segment(id!)}/keys`, KEY_COLUMNS, 'This account has no keys.', o.json === true),
+  admin(keys, 'list', "List an account's API keys, oldest first, one page at a time: masked, created, last used, revoked or banned (never the key).", (client, [id], o) =>
+    client.list(`/admin/accounts/${segment(id!)}/keys${query({ limit: o.limit, cursor: o.cursor })}`, KEY_COLUMNS, 'This account has no keys.', o.json === true),
   )
     .argument('<ACCOUNT_ID>')
+    .addOption(limitOption('keys per page'))
+    .addOption(cursorOption())
     .addOption(jsonOption());
   admin(keys, 'revoke', 'Revoke an API key (every gateway replica refuses it within a second).', (client, [id]) =>
     client.print('DELETE', `/admin/keys/${segment(id!)}`, undefined, { id, revoked: true }),

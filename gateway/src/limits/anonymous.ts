@@ -1,5 +1,5 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { BoundedMap } from './bounded-map';
+import { LruMap } from '../accounts/lru-map';
 import type { LimitDecision } from './types';
 import { MINUTE_MS, window } from './windows';
 
@@ -10,7 +10,7 @@ import { MINUTE_MS, window } from './windows';
  * the counts already made.
  */
 export class AnonymousLimiter {
-  private readonly byPoints = new BoundedMap<number, RateLimiterAbstract>(16);
+  private readonly byPoints = new LruMap<number, RateLimiterAbstract>(16);
 
   constructor(
     private readonly create: (points: number) => RateLimiterAbstract,

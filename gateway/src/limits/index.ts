@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { RedisClient } from '../redis';
 import { FailoverLimiter } from './failover-limiter';
 import { MemoryLimiter } from './memory-limiter';
-import { DEFAULT_COMMAND_TIMEOUT_MS, RedisLimiter } from './redis-limiter';
+import { RedisLimiter } from './redis-limiter';
 import type { BanPolicy, Limiter } from './types';
 
 export interface CreateLimiterOptions {
@@ -10,14 +10,6 @@ export interface CreateLimiterOptions {
   redis?: RedisClient;
   logger: Logger;
   ban: BanPolicy;
-  /** Called with true when the limiter falls back to in-process (for any part of the store), false when all of it is back on Redis. */
-  onModeChange?: (degraded: boolean) => void;
-  keyPrefix?: string;
-  /** Longest a request waits on Redis (default 250 ms). */
-  commandTimeoutMs?: number;
-  /** How often a degraded limiter checks whether each failed part of Redis is back (default 500 ms). */
-  probeIntervalMs?: number;
-  localCacheMaxEntries?: number;
 }
 
 /**
@@ -25,21 +17,20 @@ export interface CreateLimiterOptions {
  * the store, when a client is given; in-process only otherwise. `close()` stops the limiter's
  * timers; it never closes `redis`.
  */
-export function createLimiter(options: CreateLimiterOptions): Limiter {
-  return options.redis ? failover(options.redis, options) : new MemoryLimiter(options.ban);
+export function createLimiter({ redis, logger, ban }: CreateLimiterOptions): Limiter {
+  return redis ? withFallback(new RedisLimiter({ redis, ban }), { logger, ban }) : new MemoryLimiter(ban);
 }
 
-function failover(redis: RedisClient, options: CreateLimiterOptions): Limiter {
-  const timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const primary = new RedisLimiter({ redis, ban: options.ban, keyPrefix: options.keyPrefix, commandTimeoutMs: timeoutMs, localCacheMaxEntries: options.localCacheMaxEntries });
-  return new FailoverLimiter({
-    primary,
-    fallback: new MemoryLimiter(options.ban),
-    parts: primary.parts,
-    logger: options.logger,
-    probeIntervalMs: options.probeIntervalMs,
-    onModeChange: options.onModeChange,
-  });
+export interface FallbackOptions {
+  logger: Logger;
+  ban: BanPolicy;
+  /** Told true when any part of the store falls back to in-process, false when all of it is back on Redis. */
+  onModeChange?: (degraded: boolean) => void;
+}
+
+/** `primary` while each part of its store answers, an in-process limiter with the same ban policy for the parts that do not. */
+export function withFallback(primary: RedisLimiter, { logger, ban, onModeChange }: FallbackOptions): FailoverLimiter {
+  return new FailoverLimiter({ primary, fallback: new MemoryLimiter(ban), parts: primary.parts, logger, onModeChange });
 }
 
 export { RedisLimiter } from './redis-limiter';

@@ -25,6 +25,7 @@ const SWEEP_EVERY_MS = MINUTE_MS;
  */
 export class MemoryLimiter implements Limiter {
   readonly degraded: boolean = false;
+  readonly unavailableParts = 0;
   private readonly accounts = new Map<string, AccountCounts>();
   private readonly keys = new Map<string, KeyCounts>();
   /** Accepted requests per account per UTC day number, for HISTORY_DAYS_KEPT days. */
@@ -32,10 +33,9 @@ export class MemoryLimiter implements Limiter {
   private readonly anonymous = new AnonymousLimiter((points) => new RateLimiterMemory({ points, duration: 60 }));
   private lastSweepMs = 0;
 
-  constructor(
-    private readonly ban: BanPolicy,
-    readonly mode: string = 'in-process',
-  ) {}
+  readonly mode = 'in-process';
+
+  constructor(private readonly ban: BanPolicy) {}
 
   consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision> {
     return Promise.resolve(this.decide(subject, now ?? Date.now()));

@@ -1,7 +1,7 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { RedisClient } from '../redis';
 import { AnonymousLimiter } from './anonymous';
-import { BoundedMap } from './bounded-map';
+import { LruMap } from '../accounts/lru-map';
 import type { PrimaryParts } from './failover-limiter';
 import { StoreUnavailableError, withDeadline } from '../store-errors';
 import { RedisKeyNames } from './redis-key-names';
@@ -25,12 +25,8 @@ export interface RedisLimiterOptions {
   /** A single Redis or a Redis Cluster. */
   redis: RedisClient;
   ban: BanPolicy;
-  /** Prefix of every key this limiter writes. */
-  keyPrefix?: string;
   /** Longest a request waits on Redis before the store counts as failed. */
   commandTimeoutMs?: number;
-  /** Bound of each local cache (blocked accounts, key rejections and bans). */
-  localCacheMaxEntries?: number;
 }
 
 /** An account known to be refused until `untilMs`, under these quotas. */
@@ -51,6 +47,11 @@ interface KeyLocal {
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
 
+/** Prefix of every key this limiter writes (`rl:{accountId}:minute`…). */
+const KEY_PREFIX = 'rl';
+/** Bound of each local cache (blocked accounts, key rejections and bans). */
+const LOCAL_CACHE_ENTRIES = 10_000;
+
 /**
  * The Redis-backed limiter: one EVALSHA per counted request, none while the account is known to
  * be refused. Every store failure surfaces as an exception, never as a decision; the failover
@@ -60,21 +61,22 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
 export class RedisLimiter implements Limiter {
   readonly mode: string;
   readonly degraded = false;
+  readonly unavailableParts = 0;
   /** Where each account's and each anonymous client's counters live (for the failover). */
   readonly parts: PrimaryParts;
   private readonly client: ScriptClient;
   private readonly layout: StoreLayout;
   private readonly names: RedisKeyNames;
   private readonly timeoutMs: number;
-  private readonly blocked: BoundedMap<string, AccountBlock>;
-  private readonly keys: BoundedMap<string, KeyLocal>;
+  private readonly blocked: LruMap<string, AccountBlock>;
+  private readonly keys: LruMap<string, KeyLocal>;
   private readonly anonymous: AnonymousLimiter;
   private readonly ban: BanPolicy;
 
   constructor(options: RedisLimiterOptions) {
     this.client = defineScripts(options.redis);
     this.ban = options.ban;
-    this.names = new RedisKeyNames(options.keyPrefix ?? 'rl');
+    this.names = new RedisKeyNames(KEY_PREFIX);
     this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.layout = storeLayout(options.redis, this.timeoutMs);
     this.mode = this.layout.kind;
@@ -84,9 +86,8 @@ export class RedisLimiter implements Limiter {
       ofAnonymous: (ip) => this.layout.partOf(`${this.names.anonymousPrefix}:${ip}`),
       degradedMode: (unavailable) => this.layout.degradedMode(unavailable),
     };
-    const cacheSize = options.localCacheMaxEntries ?? 10_000;
-    this.blocked = new BoundedMap(cacheSize);
-    this.keys = new BoundedMap(cacheSize);
+    this.blocked = new LruMap(LOCAL_CACHE_ENTRIES);
+    this.keys = new LruMap(LOCAL_CACHE_ENTRIES);
     this.anonymous = new AnonymousLimiter(
       // inMemoryBlockOnConsumed: once Redis says an address has used its last unit, this process
       // refuses it locally until its window resets (rate-limiter-flexible's in-memory block), so an

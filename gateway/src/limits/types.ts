@@ -78,5 +78,7 @@ export interface Limiter {
    */
   readonly mode: string;
   readonly degraded: boolean;
+  /** How many parts of the shared store (the Redis, or masters of a cluster) are answered in process now; 0 when all is well. */
+  readonly unavailableParts: number;
   close(): Promise<void>;
 }

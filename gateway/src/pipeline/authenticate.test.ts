@@ -2,6 +2,7 @@ import request from 'supertest';
 import { MemoryKeys, stageApp, type LocalsSeen } from '../../test/support/stage-app';
 import { generateApiKey } from '../keys/api-key';
 import { authenticate } from './authenticate';
+import { resolveKey } from '../../test/support/resolve-key';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="animal-store"' };
 
@@ -40,13 +41,13 @@ describe('the authenticate stage', () => {
 
   it('when the caches know the key as valid, then its principal is set and nothing refused', async () => {
     const { key, keyId, accountId } = await keys.add();
-    await keys.resolver.resolve(key);
+    await resolveKey(keys.resolver, key);
     expect(await localsFor(`Bearer ${key}`)).toEqual({ principal: { keyId, accountId } });
   });
 
   it('when the caches know the key as unknown or revoked, then it is refused as invalid without a look-up', async () => {
     const { key } = await keys.add({ revoked: true });
-    await keys.resolver.resolve(key);
+    await resolveKey(keys.resolver, key);
     expect(await localsFor(`Bearer ${key}`)).toEqual(refusal('The API key is invalid or has been revoked.'));
   });
 
@@ -57,7 +58,7 @@ describe('the authenticate stage', () => {
 
   it('when a valid key was refreshed by an account change, then it is left for lookUpKey as recently valid', async () => {
     const { key, accountId } = await keys.add();
-    await keys.resolver.resolve(key);
+    await resolveKey(keys.resolver, key);
     const account = (await keys.store.getAccount(accountId))!;
     await keys.store.updateAccount({ ...account, plan: 'pro' });
     expect(await localsFor(`Bearer ${key}`)).toEqual({ pendingKey: { apiKey: key, recentlyValid: true } });
@@ -68,7 +69,7 @@ describe('the authenticate stage', () => {
     const expiredChallenge = { 'WWW-Authenticate': 'Bearer realm="animal-store", error="invalid_token", error_description="The API key has expired"' };
     const plain = await keys.add({ expiresAt });
     const rolled = await keys.add({ expiresAt, replacedBy: 'key_00000000000000000000' });
-    for (const { key } of [plain, rolled]) await keys.resolver.resolve(key);
+    for (const { key } of [plain, rolled]) await resolveKey(keys.resolver, key);
 
     expect(await localsFor(`Bearer ${plain.key}`)).toEqual(refusal(`This API key expired at ${expiresAt}; use another key of the account, or create one.`, expiredChallenge));
     expect(await localsFor(`Bearer ${rolled.key}`)).toEqual(

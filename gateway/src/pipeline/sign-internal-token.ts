@@ -1,5 +1,5 @@
 import { GATEWAY_ISSUER, signInternalToken } from '../../../shared/src/internal-token';
-import { BoundedMap } from '../limits/bounded-map';
+import { LruMap } from '../accounts/lru-map';
 
 /** Token lifetime: long enough for the slowest upstream answer, far below the 5-minute ceiling. */
 const LIFETIME_SECONDS = 60;
@@ -14,7 +14,7 @@ const LIFETIME_SECONDS = 60;
  * signed once per account and second, and reused within that second.
  */
 export function internalAuthorization(secret: string, now: () => number = Date.now): (accountId: string) => string {
-  const minted = new BoundedMap<string, { second: number; header: string }>(10_000);
+  const minted = new LruMap<string, { second: number; header: string }>(10_000);
   return (accountId) => {
     const second = Math.floor(now() / 1000);
     const known = minted.get(accountId);

@@ -1,5 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisClient } from '../redis';
+import { DEFAULT_PORTAL_REDIS_PREFIX, portalRedisKeys } from './redis-store';
 
 /**
  * How often the portal lets one client try things: sign-ups per address and per email, failed
@@ -52,15 +53,15 @@ const KINDS = Object.keys(ATTEMPT_POLICIES) as AttemptKind[];
 export interface AttemptLimitsOptions {
   /** The gateway's command connection; absent: in process only. */
   redis?: RedisClient;
-  /** Redis key prefix of each kind (see `portalRedisKeys`). */
-  keyPrefix: (kind: AttemptKind) => string;
+  /** Redis key prefix of each kind (default: the portal's, `portalRedisKeys`). */
+  keyPrefix?: (kind: AttemptKind) => string;
   policies?: Partial<AttemptPolicies>;
 }
 
 export class AttemptLimits {
   private readonly limiters: Record<AttemptKind, RateLimiterAbstract>;
 
-  constructor({ redis, keyPrefix, policies = {} }: AttemptLimitsOptions) {
+  constructor({ redis, keyPrefix = portalRedisKeys(DEFAULT_PORTAL_REDIS_PREFIX).attempts, policies = {} }: AttemptLimitsOptions = {}) {
     const all: AttemptPolicies = { ...ATTEMPT_POLICIES, ...policies };
     const make = (kind: AttemptKind): RateLimiterAbstract => {
       const { points, durationSeconds: duration } = all[kind];

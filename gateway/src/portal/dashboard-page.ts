@@ -1,6 +1,7 @@
 import type { Plan } from '../accounts/types';
-import type { WindowUsage } from '../accounts/account-views';
+import type { KeyPosition, WindowUsage } from '../accounts/account-views';
 import { MAX_NAME_LENGTH } from '../accounts/input-limits';
+import { keysCursor } from '../admin/cursor';
 import type { DailyCount } from '../limits/types';
 import { formatCount, usageChart } from '../usage/usage-chart';
 import { emailCard } from './email-pages';
@@ -59,7 +60,7 @@ ${view.dashboard.email.verified ? null : emailCard(view.dashboard.email, account
   ${usageChart(history)}
   ${historyTable(history)}
 </section>
-${keysSection(keys, view.csrfToken)}
+${keysSection(keys, view.dashboard.nextKeys, view.csrfToken)}
 ${view.dashboard.email.verified ? emailCard(view.dashboard.email, account.email, view.csrfToken) : null}
 <p class="docs-link">How to call the API: <a href="/docs">API documentation</a>.</p>`,
   );
@@ -100,7 +101,7 @@ function historyTable(history: readonly DailyCount[]): Html {
   </details>`;
 }
 
-function keysSection(keys: readonly KeyView[], csrfToken: string): Html {
+function keysSection(keys: readonly KeyView[], nextKeys: KeyPosition | null, csrfToken: string): Html {
   return html`<section class="card" aria-labelledby="keys-title">
   <h2 id="keys-title">API keys</h2>
   <form method="post" action="/portal/keys" class="key-form">
@@ -127,7 +128,8 @@ function keysSection(keys: readonly KeyView[], csrfToken: string): Html {
     <tbody>
     ${keys.map((key) => keyRow(key))}
     </tbody>
-  </table></div>`
+  </table></div>
+  ${nextKeys ? html`<p class="pager"><a href="/portal?cursor=${keysCursor(nextKeys)}#keys-title" rel="next">Next page of keys</a></p>` : null}`
   }
 </section>`;
 }

@@ -1,9 +1,11 @@
 import type { Request } from 'express';
+import type { KeyPosition } from '../accounts/account-views';
 import type { NewKeyInput } from '../accounts/schemas';
+import { parseKeysCursor } from '../admin/cursor';
 import { GRACE_UNITS } from './key-pages';
 import { PortalRefusal } from './portal-refusal';
 
-/** The portal's form fields, read as the account service takes them; what the service checks is left to it. */
+/** The portal's form fields (and the dashboard's one query parameter), read as the account service takes them; what the service checks is left to it. */
 
 /** A text field of the posted form: '' when absent; a repeated field is refused. */
 export function field(req: Request, name: string): string {
@@ -37,4 +39,13 @@ export function gracePeriodOf(req: Request): number {
   const unit = GRACE_UNITS.find((candidate) => candidate.name === field(req, 'graceUnit'));
   if (!/^[0-9]{1,7}$/.test(amount) || !unit) throw new PortalRefusal(400, 'Enter the grace period as a whole number of seconds, minutes, hours or days.');
   return Number(amount) * unit.seconds;
+}
+
+/** The page of keys the dashboard's "next page" link asked for (`?cursor=`, as it handed out); undefined for the first. */
+export function keysPageOf(req: Request): KeyPosition | undefined {
+  const cursor = req.query.cursor;
+  if (cursor === undefined) return undefined;
+  const position = typeof cursor === 'string' ? parseKeysCursor(cursor) : undefined;
+  if (position === undefined) throw new PortalRefusal(400, 'The cursor in this address is not one the portal gave out: follow the dashboard\'s "Next page of keys" link, or start again from the dashboard.');
+  return position;
 }

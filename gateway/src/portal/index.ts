@@ -4,19 +4,15 @@ import type { GatewayConfig } from '../config';
 import type { Limiter } from '../limits/types';
 import type { MailLinks } from '../mail/links';
 import type { Mailer } from '../mail/mailer';
-import type { RedisClient } from '../redis';
 import { AccountEmails } from './account-emails';
-import { EmailLinks, UnsubscribeSignatures, LINK_LIFETIMES_MS } from './email-links';
-import { MemoryPortalEmailStore, type EmailLinkPurpose, type PortalEmailStore } from './email-store';
-import { RedisPortalEmailStore } from './redis-email-store';
 import { loadPortalAssets } from './assets';
 import { AttemptGate } from './attempt-gate';
-import { AttemptLimits, type AttemptPolicies } from './attempt-limits';
+import type { AttemptLimits, AttemptPolicies } from './attempt-limits';
+import { EmailLinks, UnsubscribeSignatures, LINK_LIFETIMES_MS } from './email-links';
+import type { EmailLinkPurpose, PortalEmailStore } from './email-store';
 import { DeviceCookies } from './device-cookies';
-import { MemoryPortalStore } from './memory-store';
 import { PasswordHasher, type ScryptCost } from './passwords';
 import { PortalService } from './portal-service';
-import { DEFAULT_PORTAL_REDIS_PREFIX, RedisPortalStore, portalRedisKeys } from './redis-store';
 import { createPortalRouter } from './routes';
 import { Sessions, type SessionPolicy } from './sessions';
 import type { LogInSlowdown } from './sign-in';
@@ -34,39 +30,34 @@ export interface PortalTuning {
 
 export interface PortalDeps {
   config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret' | 'smtpUrl'>;
-  mailer: Mailer;
-  mailLinks: MailLinks;
   accounts: AccountService;
   /** For the usage history. */
   limiter: Pick<Limiter, 'history'>;
-  /** The gateway's Redis command connection; absent: the portal keeps its state in process. */
-  redis?: RedisClient;
-  redisPrefix?: string;
+  /** Sign-ins and sessions (in process or in Redis: `backends/`). */
+  store: PortalStore;
+  /** Emailed links and email profiles (in process or in Redis: `backends/`). */
+  emailStore: PortalEmailStore;
+  attempts: AttemptLimits;
+  mailer: Mailer;
+  mailLinks: MailLinks;
   tuning?: PortalTuning;
 }
 
 export interface Portal {
   /** Mounted at /portal on the public port. */
   readonly router: Router;
-  /** Where the accounts' email profiles are (the quota emails read the owner's switch there). */
-  readonly emailStore: PortalEmailStore;
   readonly emails: AccountEmails;
   /** Signs the quota emails' one-click links that turn them off. */
   readonly unsubscribe: UnsubscribeSignatures;
-  close(): Promise<void>;
 }
 
-/** The developer portal: its store (Redis or in process, like the account store), use cases and routes. */
-export function createPortal({ config, accounts, limiter, redis, redisPrefix = DEFAULT_PORTAL_REDIS_PREFIX, tuning = {}, mailer, mailLinks }: PortalDeps): Portal {
-  const portalStore: PortalStore = redis ? new RedisPortalStore(redis, redisPrefix) : new MemoryPortalStore();
-  const emailStore: PortalEmailStore = redis ? new RedisPortalEmailStore(redis, redisPrefix) : new MemoryPortalEmailStore();
-  const redisKeys = portalRedisKeys(redisPrefix);
-  const attempts = new AttemptLimits({ redis, keyPrefix: redisKeys.attempts, policies: tuning.attempts });
+/** The developer portal: its use cases and routes over its stores (chosen with every other store in `backends/`). */
+export function createPortal({ config, accounts, limiter, store, emailStore, attempts, mailer, mailLinks, tuning = {} }: PortalDeps): Portal {
   const hasher = new PasswordHasher({ cost: tuning.passwordCost });
   const unsubscribe = new UnsubscribeSignatures(config.internalJwtSecret);
   const emails = new AccountEmails({
     accounts,
-    store: portalStore,
+    store,
     emailStore,
     links: new EmailLinks(emailStore, tuning.linkLifetimesMs ?? LINK_LIFETIMES_MS),
     mailer,
@@ -79,8 +70,8 @@ export function createPortal({ config, accounts, limiter, redis, redisPrefix = D
   const service = new PortalService({
     accounts,
     limiter,
-    store: portalStore,
-    sessions: new Sessions(portalStore, tuning.sessions),
+    store,
+    sessions: new Sessions(store, tuning.sessions),
     hasher,
     attempts,
     emails,
@@ -90,5 +81,5 @@ export function createPortal({ config, accounts, limiter, redis, redisPrefix = D
     slowdown: tuning.logInSlowdown,
   });
   const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl });
-  return { router, emailStore, emails, unsubscribe, close: () => Promise.all([portalStore.close(), emailStore.close()]).then(() => undefined) };
+  return { router, emails, unsubscribe };
 }

@@ -1,6 +1,6 @@
 import type { Plan } from '../accounts/types';
 import type { AccountService } from '../accounts/account-service';
-import type { AccountDetails, CreatedKey, KeyView, RolledKey, WindowUsage } from '../accounts/account-views';
+import type { AccountDetails, CreatedKey, KeyPosition, KeyView, RolledKey, WindowUsage } from '../accounts/account-views';
 import type { NewKeyInput } from '../accounts/schemas';
 import type { PortalSignup } from '../config';
 import type { DailyCount, Limiter, WindowName } from '../limits/types';
@@ -17,9 +17,15 @@ import type { PortalStore } from './store';
 /** Days in the dashboard's chart. */
 export const CHART_DAYS = 30;
 
+/** Keys on one page of the dashboard: ten, the most active keys an account may hold. */
+export const KEYS_PER_PAGE = 10;
+
 export interface Dashboard {
   account: AccountDetails;
+  /** One page of the account's keys, oldest first. */
   keys: KeyView[];
+  /** Where the next page of keys starts; null on the last page. */
+  nextKeys: KeyPosition | null;
   history: DailyCount[];
   plans: Plan[];
   email: EmailStatus;
@@ -93,15 +99,16 @@ export class PortalService {
     await this.gate.take('requestsPerAddress', this.gate.addressOf(ip), 'Too many portal requests from your network');
   }
 
-  async dashboard(accountId: string): Promise<Dashboard> {
-    const [account, keys, history, plans, email] = await Promise.all([
+  /** The dashboard, with the page of keys after `keysAfter` (the first page without it). */
+  async dashboard(accountId: string, keysAfter?: KeyPosition): Promise<Dashboard> {
+    const [account, keyPage, history, plans, email] = await Promise.all([
       this.deps.accounts.getAccount(accountId),
-      this.deps.accounts.listKeys(accountId),
+      this.deps.accounts.listKeyPage(accountId, { limit: KEYS_PER_PAGE, ...(keysAfter ? { after: keysAfter } : {}) }),
       this.deps.limiter.history(accountId, CHART_DAYS),
       this.deps.accounts.listPlans(),
       this.deps.emails.status(accountId),
     ]);
-    return { account, keys, history, plans, email };
+    return { account, keys: keyPage.keys, nextKeys: keyPage.next, history, plans, email };
   }
 
   /** The usage now, as the rate-limit headers give it (null for an account without quotas). */

@@ -1,13 +1,14 @@
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { ApiError, closeIfBodyUnread, notAllowed } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
+import type { KeyPosition } from '../accounts/account-views';
 import { sameSecret } from '../keys/api-key';
 import type { PortalAssets } from './assets';
 import { clearSessionCookie, portalCookies, readCookie, setDeviceCookie, setFormTokenCookie, setSessionCookie } from './cookies';
 import type { Html } from './html';
 import { dashboardPage, type DashboardView } from './dashboard-page';
 import { revokePage, rollPage } from './key-pages';
-import { field, gracePeriodOf, newKeyForm } from './forms';
+import { field, gracePeriodOf, keysPageOf, newKeyForm } from './forms';
 import { asApiError, asRefusal, titleFor } from './refusals';
 import { logInPage, messagePage, signUpPage, type PageContext } from './pages';
 import { mountEmailRoutes } from './email-routes';
@@ -107,9 +108,9 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   const post = (...handlers: RequestHandler[]) => [fromPortal, ...readForm, ...handlers];
   const sessionPost = (...handlers: RequestHandler[]) => post(requireSession, checkSessionToken, ...handlers);
 
-  const renderDashboard = async (res: Response, status: number, view: Omit<DashboardView, 'dashboard' | 'csrfToken'>) => {
+  const renderDashboard = async (res: Response, status: number, view: Omit<DashboardView, 'dashboard' | 'csrfToken'>, keysAfter?: KeyPosition) => {
     const session = locals(res).session!;
-    const dashboard = await service.dashboard(session.accountId);
+    const dashboard = await service.dashboard(session.accountId, keysAfter);
     send(res, status, dashboardPage(context(res, dashboard.account.email), { ...view, dashboard, csrfToken: session.csrfToken }));
   };
   const renderLogIn = (req: Request, res: Response, status: number, form: { email?: string; error?: string; notice?: string } = {}) =>
@@ -135,7 +136,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     .route('/')
     .get(async (req, res) => {
       if (!locals(res).session) return renderLogIn(req, res, 200, { notice: noticeFor(req) });
-      await renderDashboard(res, 200, { notice: noticeFor(req) });
+      await renderDashboard(res, 200, { notice: noticeFor(req) }, keysPageOf(req));
     })
     .all(pageMethodNotAllowed(['GET', 'HEAD']));
 

@@ -3,7 +3,7 @@ import { ReplicaSet, type Replica } from './replicas';
 describe('ReplicaSet', () => {
   let now = 0;
   const set = () => new ReplicaSet(['http://a:1', 'http://b:2', 'http://c:3'], { backoffMs: 100, maxBackoffMs: 400, now: () => now });
-  const urls = (s: ReplicaSet, n: number) => Array.from({ length: n }, () => s.pick()!.url);
+  const urls = (s: ReplicaSet, n: number) => Array.from({ length: n }, () => s.take()!.replica.url);
 
   beforeEach(() => {
     now = 1_000;
@@ -31,9 +31,9 @@ describe('ReplicaSet', () => {
   it('when a request has tried some replicas, then it is never sent to them again, and undefined once all were tried', () => {
     const s = set();
     const tried = new Set([s.replicas[0]!, s.replicas[2]!]);
-    expect(s.pick(tried)?.url).toBe('http://b:2');
+    expect(s.take(tried)?.replica.url).toBe('http://b:2');
     tried.add(s.replicas[1]!);
-    expect(s.pick(tried)).toBeUndefined();
+    expect(s.take(tried)?.replica).toBeUndefined();
   });
 
   it('when every replica is backing off, then the one free soonest is still tried', () => {
@@ -44,7 +44,7 @@ describe('ReplicaSet', () => {
     s.failed(s.replicas[1]!);
     now += 10;
     s.failed(s.replicas[2]!);
-    expect(s.pick()?.url).toBe('http://b:2');
+    expect(s.take()?.replica.url).toBe('http://b:2');
   });
 
   it('when no URL is given, then it refuses to be built', () => {
@@ -53,7 +53,7 @@ describe('ReplicaSet', () => {
 
   it('when a base URL carries a path or an IPv6 host, then both are kept apart', () => {
     const [replica] = new ReplicaSet(['http://[::1]:8082/internal/pets/']).replicas;
-    expect(replica).toMatchObject({ hostname: '::1', port: 8082, basePath: '/internal/pets' });
+    expect(replica!.target).toMatchObject({ hostname: '::1', host: '[::1]:8082', port: 8082, path: '/internal/pets' });
   });
 
   it('when a replica is back from its back-off, then one request probes it and the others pass it by until that one succeeds, fails or runs out of time', () => {
@@ -79,10 +79,10 @@ describe('ReplicaSet', () => {
     const b = s.replicas[1]!;
     s.failed(b);
     now += 100;
-    const posts = Array.from({ length: 4 }, () => s.pick(undefined, false)!.url);
+    const posts = Array.from({ length: 4 }, () => s.take(undefined, false)!.replica.url);
     expect(posts).toEqual(Array(4).fill('http://a:1'));
     // With the healthy one tried already, it goes to the recovering one (and probes it).
-    expect(s.pick(new Set([s.replicas[0]!]), false)).toBe(b);
+    expect(s.take(new Set([s.replicas[0]!]), false)?.replica).toBe(b);
     expect(s.isAvailable(b)).toBe(false);
   });
 
@@ -91,7 +91,7 @@ describe('ReplicaSet', () => {
     const b = s.replicas[1]!;
     s.failed(b);
     now += 100;
-    expect(s.pick(new Set([s.replicas[0]!]))).toBe(b);
+    expect(s.take(new Set([s.replicas[0]!]))?.replica).toBe(b);
     const probeUntil = b.probeUntil;
     expect(s.anotherAvailable(new Set([s.replicas[0]!]))).toBe(false);
     s.abandoned(b, probeUntil);

@@ -7,16 +7,12 @@ export type FailureKind = 'connect' | 'reset' | 'timeout';
 export interface Replica {
   /** The base URL as configured (`PETS_URL` entry), also its metrics label. */
   readonly url: string;
-  readonly protocol: 'http:' | 'https:';
-  readonly hostname: string;
-  readonly port: number;
-  /** Joined before every forwarded path (a base URL may carry a path prefix). */
-  readonly basePath: string;
   /** This replica's own keep-alive pool. */
   readonly agent: http.Agent;
   /**
    * The replica as http-proxy's `target`, parsed once: `host` is the Host header to send (with
-   * the port unless it is the scheme's default, an IPv6 address in brackets), `path` the prefix.
+   * the port unless it is the scheme's default, an IPv6 address in brackets), `path` the prefix
+   * joined before every forwarded path (a base URL may carry one).
    */
   readonly target: { readonly protocol: string; readonly hostname: string; readonly host: string; readonly port: number; readonly path: string };
   /** 0 while healthy; otherwise when it may be tried again. */
@@ -68,13 +64,9 @@ export class ReplicaSet {
   /**
    * The next replica to try, never one of `tried`; undefined when every replica has been tried.
    * `mayProbe` false (a request not safe to repeat): a replica back from a back-off is given it only
-   * when no healthy one is left.
+   * when no healthy one is left. With it, when this request is the one probing the replica, the end
+   * of its probe window (else 0).
    */
-  pick(tried?: ReadonlySet<Replica>, mayProbe = true): Replica | undefined {
-    return this.take(tried, mayProbe)?.replica;
-  }
-
-  /** `pick`, and when this request is the one probing the replica, the end of its probe window (else 0). */
   take(tried?: ReadonlySet<Replica>, mayProbe = true): { replica: Replica; probeUntil: number } | undefined {
     const count = this.replicas.length;
     const now = this.now();
@@ -155,10 +147,6 @@ function replicaOf(base: string): Replica {
   const basePath = url.pathname.replace(/\/+$/, '');
   return {
     url: base,
-    protocol,
-    hostname,
-    port,
-    basePath,
     agent: protocol === 'https:' ? new https.Agent(AGENT_OPTIONS) : new http.Agent(AGENT_OPTIONS),
     // URL.host is the Host header's form: brackets around IPv6, no default port.
     target: { protocol, hostname, host: url.host, port, path: basePath },

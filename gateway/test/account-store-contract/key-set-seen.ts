@@ -52,7 +52,8 @@ export function keySetSeenContract(store: AccountStore): void {
       const key = aKey(account.id);
       await store.addKey(key);
       await store.revokeKey(key.id, LATE);
-      await store.removeRevokedKey(key.id);
+      await store.pruneRetiredKeys(account.id, LATE, { retiredKept: 0, retiredRetentionMs: 0 });
+      expect(await store.getKey(key.id)).toBeNull();
       await store.addKey(aKey(account.id), { version: 1 });
     });
 

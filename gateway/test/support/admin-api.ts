@@ -3,6 +3,7 @@ import { createLogger } from '../../../shared/src/logger';
 import { createAdminApp } from '../../src/admin/app';
 import { ADMIN_TOKEN } from './gateway';
 import { opsParts } from './ops';
+import { SHARED_TOKEN_ACTOR } from '../../src/admin/tokens';
 
 /**
  * What the admin API's tests (gateway/test/admin-api-*.test.ts) share: the admin app alone, on the
@@ -22,7 +23,7 @@ export function adminApi() {
   const app = createAdminApp({
     service,
     reports,
-    adminToken: ADMIN_TOKEN,
+    adminTokens: [{ name: SHARED_TOKEN_ACTOR, token: ADMIN_TOKEN }],
     logger: adminLogger,
     extraRoutes: (router, { requireAdmin }) => {
       router.get('/metrics', (_req, res) => {

@@ -15,6 +15,7 @@ import { RedisUsageBoard } from '../../src/usage/redis-usage-board';
 import type { UsageBoard } from '../../src/usage/usage-board';
 import { opsParts } from './ops';
 import { useRedis } from './redis';
+import { SHARED_TOKEN_ACTOR } from '../../src/admin/tokens';
 
 /**
  * What the operations endpoints' tests (CONTRACT "Operations", gateway/test/ops-api-*.test.ts) share:
@@ -104,8 +105,8 @@ function useOpsApi(open: OpenStack) {
     const app = createAdminApp({
       service,
       reports: new OpsReports({ store, board, audit }),
-      adminToken: ADMIN,
       adminTokens: [
+        { name: SHARED_TOKEN_ACTOR, token: ADMIN },
         { name: 'alice', token: ALICE },
         { name: 'bob', token: BOB },
       ],

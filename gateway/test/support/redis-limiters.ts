@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { createLimiter, type BanPolicy, type Limiter } from '../../src/limits';
+import { RedisLimiter, withFallback, type BanPolicy, type Limiter } from '../../src/limits';
 import { useRedis } from './redis';
 
 /**
@@ -26,7 +26,7 @@ export function useRedisLimiters(ban: BanPolicy) {
      */
     async replica(policy: BanPolicy = ban): Promise<Limiter> {
       const connection = await redis.connection();
-      return redis.closeAfter(createLimiter({ redis: connection, logger, ban: policy, commandTimeoutMs: 2_000 }));
+      return redis.closeAfter(withFallback(new RedisLimiter({ redis: connection, ban: policy, commandTimeoutMs: 2_000 }), { logger, ban: policy }));
     },
   };
 }

@@ -1,5 +1,6 @@
 import { PrincipalResolver } from '../../../gateway/src/accounts/principal-resolver';
 import { ALICE, useAdminCli } from '../../helpers/admin-cli';
+import { resolveKey } from '../../../gateway/test/support/resolve-key';
 
 /** The admin CLI's changes to accounts and keys (create, show, update, roll, revoke, lift a ban), checked in the store behind the admin app. */
 
@@ -17,7 +18,7 @@ describe('admin CLI (compiled): accounts and keys', () => {
     const key = keyRun.json();
     expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^ask_live_/), accountId: account.id, environment: 'production' });
     const resolver = new PrincipalResolver({ store });
-    expect(await resolver.resolve(key.key)).toMatchObject({ accountId: account.id });
+    expect(await resolveKey(resolver, key.key)).toMatchObject({ accountId: account.id });
 
     const shown = await cli(['accounts', 'show', account.id]);
     expect(shown.code).toBe(0);
@@ -31,7 +32,7 @@ describe('admin CLI (compiled): accounts and keys', () => {
     const revoked = await cli(['keys', 'revoke', key.id]);
     expect(revoked).toMatchObject({ code: 0, stderr: '' });
     expect(revoked.json()).toEqual({ id: key.id, revoked: true });
-    expect(await resolver.resolve(key.key)).toBeNull();
+    expect(await resolveKey(resolver, key.key)).toBeNull();
     resolver.close();
   });
 
@@ -42,7 +43,7 @@ describe('admin CLI (compiled): accounts and keys', () => {
     const key = run.json();
     expect(key).toMatchObject({ name: 'Grafana', access: 'read-only', expiresAt: '2999-01-31T12:00:00.000Z', key: expect.stringMatching(/^ask_live_/) });
     const resolver = new PrincipalResolver({ store });
-    expect(await resolver.resolve(key.key)).toMatchObject({ access: 'read-only', expiresAt: Date.parse('2999-01-31T12:00:00.000Z') });
+    expect(await resolveKey(resolver, key.key)).toMatchObject({ access: 'read-only', expiresAt: Date.parse('2999-01-31T12:00:00.000Z') });
     resolver.close();
 
     const past = await cli(['keys', 'create', account.id, '--expires-at', '2001-01-01T00:00:00Z']);

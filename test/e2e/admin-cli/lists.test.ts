@@ -62,6 +62,24 @@ describe('admin CLI (compiled): lists', () => {
     ]);
   });
 
+  it("when an account has more keys than a page, then keys list shows one page and the way to the next, as accounts list does (issue 24)", async () => {
+    const account = (await cli(['accounts', 'create', '--name', 'Keys Paged', '--plan', 'free'])).json();
+    const first = (await cli(['keys', 'create', account.id])).json();
+    const second = (await cli(['keys', 'create', account.id])).json();
+    const page = await cli(['keys', 'list', account.id, '--limit', '1']);
+    expect(page.code).toBe(0);
+    expect(page.stdout).toContain(first.id);
+    expect(page.stdout).not.toContain(second.id);
+    const cursor = /More: add --cursor (\S+) to see the next page\./.exec(page.stdout)?.[1];
+    expect(cursor).toBeDefined();
+    const next = await cli(['keys', 'list', account.id, '--limit', '1', '--cursor', cursor!, '--json']);
+    expect(next.json()).toEqual([expect.objectContaining({ id: second.id })]);
+    expect(next.stderr).toBe('');
+    const refused = await cli(['keys', 'list', account.id, '--limit', '0']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/^error: invalid_parameter: limit must be an integer from 1 to 100/);
+  });
+
   it('when accounts press on their limits, then usage top and usage refused show them, highest share first', async () => {
     const busy = (await cli(['accounts', 'create', '--name', 'Busy Bee', '--plan', 'enterprise', '--per-minute', '4', '--per-day', '1000'])).json();
     const calm = (await cli(['accounts', 'create', '--name', 'Calm Cat', '--plan', 'enterprise', '--per-minute', '100', '--per-day', '10'])).json();

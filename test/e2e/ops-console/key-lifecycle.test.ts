@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { describeIfBrowser } from '../../helpers/browser';
 import { useOpsConsole } from '../../helpers/ops-console';
+import { ADMIN_TOKEN } from '../../../gateway/test/support/gateway';
 
 /** Keys made and rolled in the ops console (headless Chromium), each test on a new account of its own. */
 
@@ -43,6 +44,27 @@ describeIfBrowser()('ops console in Chromium: keys', () => {
     const auditRows = page.locator('#account-audit-table tbody tr');
     expect(await auditRows.first().textContent()).toMatch(new RegExp(`alice.*key\\.rolled.*${listed!.id}.*replacedBy: ${newKeyId}`));
     expect(await auditRows.nth(1).textContent()).toMatch(new RegExp(`alice.*key\\.created.*${newKeyId}.*rolledFrom: ${listed!.id}`));
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('when an account has more keys than a page, then ten are shown and "More keys" adds the rest, oldest first, like the other listings (issue 24)', async () => {
+    const { page, problems, account } = await openNewAccount('Hooli Keys');
+    const made: string[] = [];
+    const create = async () => made.push((await admin<{ id: string }>('post', `/admin/accounts/${account.id}/keys`)).id);
+    for (let i = 0; i < 10; i++) await create();
+    // An account holds at most ten active keys: one revoked makes room for the eleventh.
+    expect((await request(opsConsole.gateway.adminApp).delete(`/admin/keys/${made[0]}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`)).status).toBe(204);
+    await create();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Hooli Keys' }).waitFor();
+    const rows = page.locator('#keys-table tbody tr');
+    await rows.nth(9).waitFor();
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key-id')))).toEqual(made.slice(0, 10));
+    await page.getByRole('button', { name: 'More keys' }).click();
+    await rows.nth(10).waitFor();
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key-id')))).toEqual(made);
+    expect(await page.getByRole('button', { name: 'More keys' }).isHidden()).toBe(true);
     expect(problems).toEqual([]);
     await page.context().close();
   });

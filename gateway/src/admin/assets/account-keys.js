@@ -8,9 +8,19 @@ import { formatTime } from './format.js';
 /** The account whose keys are shown, and how the account view shows it again (set by `showKeys`). */
 let shown = null;
 
-export function showKeys(accountId, keys, reload) {
+/** Shows the first page of the account's keys (`{data, next}` as `api` answers), with "More keys" while there are more. */
+export function showKeys(accountId, firstPage, reload) {
   shown = { accountId, reload };
-  renderKeys(keys);
+  $('keys-table').tBodies[0].replaceChildren();
+  appendKeys(firstPage);
+}
+
+/** Adds a page of keys under the ones shown; the button fetches the next page (Link rel="next"), like the other listings. */
+function appendKeys({ data, next }) {
+  $('keys-table').tBodies[0].append(...data.map(keyRow));
+  const more = $('keys-more');
+  more.hidden = next === null;
+  more.onclick = next === null ? null : () => api('GET', next).then(appendKeys, (error) => status(`Error: ${error.message}`));
 }
 
 /** `active`, `revoked …`, `expired`, `banned until …`, with `replaced by key_…` after a roll. */
@@ -20,30 +30,28 @@ function keyState(key, expired) {
   return key.replacedBy ? `${state}, replaced by ${key.replacedBy}` : state;
 }
 
-function renderKeys(keys) {
-  const rows = keys.map((key) => {
-    const expired = key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now();
-    const actions = el('div', { class: 'actions' });
-    if (!key.revokedAt && !expired) {
-      if (!key.replacedBy) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'roll', onclick: () => openRoll(key) }, 'Roll…'));
-      actions.append(el('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revokeKey(key) }, 'Revoke'));
-      if (key.bannedUntil !== null) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'lift-ban', onclick: () => liftBan(key) }, 'Lift ban'));
-    }
-    return el(
-      'tr',
-      { 'data-key-id': key.id },
-      el('td', {}, el('code', {}, key.masked ?? '(not kept)')),
-      el('td', {}, el('code', {}, key.id)),
-      el('td', {}, key.name ?? '—'),
-      el('td', {}, key.access),
-      el('td', {}, formatTime(key.createdAt)),
-      el('td', {}, key.lastUsedAt ? formatTime(key.lastUsedAt) : 'never'),
-      el('td', {}, key.expiresAt ? formatTime(key.expiresAt) : 'never'),
-      el('td', {}, keyState(key, expired)),
-      el('td', {}, actions),
-    );
-  });
-  $('keys-table').tBodies[0].replaceChildren(...rows);
+/** One key as a row of the table, with the actions it still allows. */
+function keyRow(key) {
+  const expired = key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now();
+  const actions = el('div', { class: 'actions' });
+  if (!key.revokedAt && !expired) {
+    if (!key.replacedBy) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'roll', onclick: () => openRoll(key) }, 'Roll…'));
+    actions.append(el('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revokeKey(key) }, 'Revoke'));
+    if (key.bannedUntil !== null) actions.append(el('button', { type: 'button', class: 'secondary', 'data-action': 'lift-ban', onclick: () => liftBan(key) }, 'Lift ban'));
+  }
+  return el(
+    'tr',
+    { 'data-key-id': key.id },
+    el('td', {}, el('code', {}, key.masked ?? '(not kept)')),
+    el('td', {}, el('code', {}, key.id)),
+    el('td', {}, key.name ?? '—'),
+    el('td', {}, key.access),
+    el('td', {}, formatTime(key.createdAt)),
+    el('td', {}, key.lastUsedAt ? formatTime(key.lastUsedAt) : 'never'),
+    el('td', {}, key.expiresAt ? formatTime(key.expiresAt) : 'never'),
+    el('td', {}, keyState(key, expired)),
+    el('td', {}, actions),
+  );
 }
 
 async function revokeKey(key) {

@@ -15,14 +15,15 @@ export async function showAccount(id) {
   $('key-error').textContent = '';
   const [account, keys, audit, chart] = await Promise.all([
     api('GET', `/admin/accounts/${encodeURIComponent(id)}`),
-    api('GET', `/admin/accounts/${encodeURIComponent(id)}/keys`),
+    // Ten at a time (the most active keys an account may hold), under the facts and the chart; "More keys" for the rest.
+    api('GET', `/admin/accounts/${encodeURIComponent(id)}/keys?limit=10`),
     api('GET', `/admin/audit?account=${encodeURIComponent(id)}&limit=50`),
     historyChart(id),
   ]);
   currentAccount = account.data;
   renderAccount(account.data);
   $('history-chart').replaceChildren(chart);
-  showKeys(account.data.id, keys.data, () => showAccount(currentAccount.id));
+  showKeys(account.data.id, keys, () => showAccount(currentAccount.id));
   $('account-audit-table').tBodies[0].replaceChildren(...audit.data.map(auditRow));
 }
 
