@@ -16,6 +16,7 @@ import type { Limiter } from './limits/types';
 import { EventBus } from './events/event-bus';
 import { QuotaCrossings } from './events/quota-crossings';
 import type { JobQueues } from './jobs';
+import { EmailVerification } from './accounts/email-verification';
 import { AccountMail } from './mail/account-mail';
 import { MailLinks } from './mail/links';
 import { Mailer } from './mail/mailer';
@@ -131,6 +132,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       allowedHosts: config.adminAllowedHosts,
       tokenFailures: new TokenFailures(TOKEN_FAILURE_POLICY, config.anonIpv6PrefixLength),
       logger,
+      emailVerification: new EmailVerification({ accounts, profiles: stores.portalEmails, audit }),
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
     }),
     accounts,

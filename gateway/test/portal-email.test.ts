@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import request from 'supertest';
 import pino from 'pino';
 import { loadGatewayConfig } from '../src/config';
 import { createGateway, type Gateway } from '../src/gateway';
@@ -226,5 +227,26 @@ describe('quota emails', () => {
     await smtp.emailsTo((await gateway.accounts.getAccount(other.accountId)).email!, 3);
     const email = (await gateway.accounts.getAccount(accountId)).email!;
     expect((await smtp.emailsTo(email)).filter((received) => /quota/.test(received.subject))).toEqual([]);
+  });
+});
+
+describe('ops and verification', () => {
+  it('when ops look at an account, then they see whether its email is verified, and may mark it verified (audited)', async () => {
+    const { browser } = await signUp();
+    const accountId = accountIdOn((await browser.get('/portal')).text);
+    const admin = request(gateway.adminApp);
+    const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    expect((await admin.get(`/admin/accounts/${accountId}`).set(auth)).body).toMatchObject({ emailVerified: false, emailVerifiedAt: null });
+
+    const marked = await admin.post(`/admin/accounts/${accountId}/verify`).set(auth);
+    expect(marked.status).toBe(200);
+    expect(marked.body).toMatchObject({ id: accountId, emailVerified: true, emailVerifiedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    expect((await browser.createKey()).response.status).toBe(201);
+    const audit = await admin.get('/admin/audit?limit=5').set(auth);
+    expect(audit.body).toContainEqual(expect.objectContaining({ actor: 'admin', action: 'account.email_verified', target: accountId, before: { emailVerified: false }, after: { emailVerified: true } }));
+
+    const opsAccount = await gateway.accounts.createAccount({ name: 'Ops made', plan: 'free' });
+    expect((await admin.get(`/admin/accounts/${opsAccount.id}`).set(auth)).body).toMatchObject({ emailVerified: null });
+    expect((await admin.post('/admin/accounts/acct_00000000000000000000/verify').set(auth)).status).toBe(404);
   });
 });
