@@ -16,61 +16,29 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchChart } from './chart';
 import { countRedisTraffic, measure, type RunSample } from './measure';
-import { machineInfo, writeResults, type MachineInfo } from './output';
+import { machineInfo, writeResults } from './output';
 import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
 import { runProfiles } from './profile';
-import { idempotencyCost, idempotencyCostText, type IdempotencyCost } from './idempotency';
+import type { BenchReport, FrontNode } from './bench-report';
+import { idempotencyCost, idempotencyCostText } from './idempotency-cost';
 import { checksText, nodesText, table } from './report';
 import { aggregate, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
+import { waitFor } from '../tools/ports';
+import { tracingCost, tracingCostText } from './tracing-cost';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
-import { checksOf, ratiosOf, type Check, type Ratios } from './targets';
-
-export interface HalfRate {
-  /** Requests per second: half the gateway's (Redis mode) measured maximum on GET list. */
-  rate: number;
-  scenarios: ScenarioResult[];
-  /** Gateway p99 − direct p99 at that rate, ms. */
-  addedP99Ms: number;
-}
-
-/** The Node executable the gateways and hops ran on. */
-export interface FrontNode {
-  path: string;
-  /** e.g. `v24.21.0`. */
-  version: string;
-}
-
-export interface BenchReport {
-  kind: 'bench';
-  mode: 'full' | 'quick';
-  startedAt: string;
-  finishedAt: string;
-  /** `node` is the bench's own Node (load generator, pets-service); the fronts ran on `frontNode`. */
-  machine: MachineInfo;
-  frontNode: FrontNode;
-  settings: Pick<BenchOptions, 'rounds' | 'repeats' | 'seconds' | 'warmupSeconds' | 'connections' | 'inProcessGateway' | 'logLevel'>;
-  scenarios: ScenarioResult[];
-  halfRate: HalfRate;
-  ratios: Ratios;
-  /** What an Idempotency-Key costs a create, per target (bench/idempotency.ts). */
-  idempotency: IdempotencyCost[];
-  checks: Check[];
-  /** Checks missed (full mode exits with status 1 when this is not empty). */
-  missed: string[];
-  warnings: string[];
-}
+import { checksOf, ratiosOf } from './targets';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : [])];
+  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : []), 'gateway-traced'];
   const scenarios = scenariosFor(targets);
   progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
-  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
+  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, tracedGateway: true, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
   try {
     const load = { connections: options.connections, seconds: options.seconds };
     if (options.warmupSeconds > 0) {
@@ -101,6 +69,8 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     const halfP99 = (target: TargetName) => halfResults.find((r) => r.target === target)!.latencyMs.p99;
     const addedP99Ms = round(halfP99('gateway-redis') - halfP99('direct'), 3);
 
+    // The traced gateway exports in the SDK's batches (every 5 s): the last one may still be due.
+    await waitFor(() => (system.receiver?.exports ?? 1) > 0, 6_000, 'an OTLP export').catch(() => undefined);
     const ratios = ratiosOf(byId, options.inProcessGateway);
     const checks = checksOf(ratios, addedP99Ms);
     const warnings = warningsOf([...results, ...halfResults]);
@@ -125,6 +95,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
       halfRate: { rate, scenarios: halfResults, addedP99Ms },
       ratios,
       idempotency: idempotencyCost(results),
+      tracing: tracingCost(results, system.receiver?.exports ?? 0),
       checks,
       missed: [...failures, ...checks.filter((c) => !c.met).map((c) => `${c.name}: ${c.value}, wanted ${c.target}`)],
       warnings,
@@ -189,6 +160,9 @@ function print(report: BenchReport): void {
     '',
     'What an Idempotency-Key costs a create (with the header − without):',
     idempotencyCostText(report.idempotency),
+    '',
+    'What tracing costs a served request (OTLP export, 10 % of traces kept; traced − tracing off):',
+    tracingCostText(report.tracing),
     '',
     `${report.mode === 'full' ? 'Targets' : 'Targets (quick mode: reported, not checked)'}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks),

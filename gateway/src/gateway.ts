@@ -133,6 +133,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       tokenFailures: new TokenFailures(TOKEN_FAILURE_POLICY, config.anonIpv6PrefixLength),
       logger,
       emailVerification: new EmailVerification({ accounts, profiles: stores.portalEmails, audit }),
+      bodyTimeoutMs: config.bodyTimeoutMs,
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
     }),
     accounts,

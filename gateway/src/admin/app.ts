@@ -8,7 +8,9 @@ import type { AccountService } from '../accounts/account-service';
 import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
 import { ACCOUNT_ID_PATTERN, authorizationOf, sameSecret } from '../keys/api-key';
-import { jsonBody, optionalJsonBody } from '../../../shared/src/json-body';
+import { MAX_BODY_BYTES, jsonBody, optionalJsonBody } from '../../../shared/src/json-body';
+import { refuseBodiesOver } from '../../../shared/src/request-body';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../../../shared/src/settings';
 import type { AuditEntry } from '../audit/audit-log';
 import { consoleRoutes } from './console';
 import { accountsCursor, auditCursor, keysCursor, parseAccountsCursor, parseAuditCursor, parseKeysCursor } from './cursor';
@@ -39,6 +41,8 @@ export interface AdminAppOptions {
   extraRoutes?: (app: Express, helpers: { requireAdmin: RequestHandler }) => void;
   /** Whether accounts' emails are verified (in the account view), and ops' way to mark one verified. */
   emailVerification?: EmailVerification;
+  /** `BODY_TIMEOUT_MS`: a request body must arrive whole within this, or 408 request_timeout (default 10 s). */
+  bodyTimeoutMs?: number;
 }
 
 const REALM = 'Bearer realm="admin"';
@@ -121,11 +125,14 @@ export function createAdminApp(options: AdminAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const requireAdmin = adminAuth(options.adminTokens, options.tokenFailures);
+  const body = { timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
 
   app.use(requestId);
   app.use(accessLog(logger));
   // Before anything else answers: a DNS-rebinding page must not even get the console.
   app.use(requireKnownHost({ adminHost: options.adminHost ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [] }));
+  // No admin request carries more than a small JSON body: a larger one declared is refused unread.
+  app.use(refuseBodiesOver(MAX_BODY_BYTES));
   // The console's page, script and style need no token: everything they show comes from /admin, which does.
   app.use(consoleRoutes());
   app.use('/admin', (_req, res, next) => {
@@ -154,7 +161,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
       if (page.next) res.setHeader('Link', nextPageLink('/admin/accounts', { limit: query.text('limit'), plan, q }, accountsCursor(page.next)));
       res.json(page.accounts);
     })
-    .post(jsonBody(), async (req, res) => {
+    .post(jsonBody(body), async (req, res) => {
       const account = await service.createAccount(validateNewAccount(req.body), actorOf(res));
       res.status(201).location(`/admin/accounts/${account.id}`).json(account);
     })
@@ -166,14 +173,14 @@ export function createAdminApp(options: AdminAppOptions): Express {
       const account = await service.getAccount(req.params.id);
       res.json(options.emailVerification ? { ...account, ...(await options.emailVerification.viewOf(account)) } : account);
     })
-    .patch(jsonBody(), async (req, res) => {
+    .patch(jsonBody(body), async (req, res) => {
       res.json(await service.updateAccount(req.params.id, validateAccountPatch(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['GET', 'PATCH']));
 
   app
     .route('/admin/accounts/:id/verify')
-    .post(optionalJsonBody(), async (req, res) => {
+    .post(optionalJsonBody(body), async (req, res) => {
       if (!options.emailVerification) throw new ApiError('not_found', 'Email verification is not part of this deployment.');
       await options.emailVerification.markVerified(req.params.id, actorOf(res));
       const account = await service.getAccount(req.params.id);
@@ -200,7 +207,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
       if (page.next) res.setHeader('Link', nextPageLink(`/admin/accounts/${req.params.id}/keys`, { limit: query.text('limit') }, keysCursor(page.next)));
       res.json(page.keys);
     })
-    .post(optionalJsonBody(), async (req, res) => {
+    .post(optionalJsonBody(body), async (req, res) => {
       res.status(201).json(await service.createKey(req.params.id, actorOf(res), validateNewKey(req.body)));
     })
     .all(methodNotAllowed(['GET', 'POST']));
@@ -215,7 +222,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
 
   app
     .route('/admin/keys/:keyId/roll')
-    .post(optionalJsonBody(), async (req, res) => {
+    .post(optionalJsonBody(body), async (req, res) => {
       res.status(201).json(await service.rollKey(req.params.keyId, validateKeyRoll(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['POST']));
@@ -237,7 +244,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
 
   app
     .route('/admin/plans/:name')
-    .put(knownPlan, jsonBody(), async (req, res) => {
+    .put(knownPlan, jsonBody(body), async (req, res) => {
       res.json(await service.setPlan(req.params.name, validatePlanNumbers(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['PUT']));

@@ -1,4 +1,4 @@
-import type { AccountStore } from '../accounts/types';
+import type { AccountStore } from '../accounts/account-store';
 import type { EventBus } from '../events/event-bus';
 import { isQuotaEvent, type QuotaEvent } from '../events/types';
 import { LEGACY_PROFILE, type PortalEmailStore } from '../portal/email-store';

@@ -7,7 +7,8 @@ import { checkNewPassword, logInEmails } from './credential-rules';
 import { EmailLinks, type UnsubscribeSignatures } from './email-links';
 import { LEGACY_PROFILE, NEW_PROFILE, type EmailProfile, type PortalEmailStore } from './email-store';
 import type { PasswordHasher } from './passwords';
-import { PortalRefusal, valid } from './portal-refusal';
+import { ApiError } from '../../../shared/src/errors';
+import { valid } from './portal-refusal';
 import type { PortalStore } from './store';
 
 export interface AccountEmailsDeps {
@@ -66,7 +67,7 @@ export class AccountEmails {
   /** Refuses key creation while the address waits for its verification (only with a mail server). */
   async requireVerified(accountId: string): Promise<void> {
     if ((await this.status(accountId)).blocksKeys) {
-      throw new PortalRefusal(403, 'Confirm your email address before creating keys: open the link we emailed you, or send it again with the button above.');
+      throw new ApiError('forbidden', 'Confirm your email address before creating keys: open the link we emailed you, or send it again with the button above.');
     }
   }
 
@@ -80,7 +81,7 @@ export class AccountEmails {
   /** Uses a verification link; the account it verified. */
   async verify(token: string): Promise<string> {
     const link = await this.deps.links.redeem('verify', token);
-    if (!link) throw new PortalRefusal(400, `${EXPIRED_LINK} Log in and send yourself a new one from the dashboard.`);
+    if (!link) throw new ApiError('invalid_body', `${EXPIRED_LINK} Log in and send yourself a new one from the dashboard.`);
     await this.markVerified(link.accountId);
     return link.accountId;
   }
@@ -117,7 +118,7 @@ export class AccountEmails {
   async resetPassword(token: string, password: string): Promise<void> {
     const accountId = EmailLinks.accountOf(token);
     const account = accountId === undefined ? undefined : await this.deps.accounts.getAccount(accountId).catch(() => undefined);
-    const expired = new PortalRefusal(400, `${EXPIRED_LINK} Ask for a new one on the "Forgot your password?" page.`);
+    const expired = new ApiError('invalid_body', `${EXPIRED_LINK} Ask for a new one on the "Forgot your password?" page.`);
     if (!account?.email) throw expired;
     valid(checkNewPassword(password, account.email));
     const passwordHash = await this.deps.hasher.hash(password);

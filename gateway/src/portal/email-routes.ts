@@ -4,7 +4,8 @@ import { field } from './forms';
 import type { Html } from './html';
 import type { PageContext } from './pages';
 import { pageMethodNotAllowed } from './page-methods';
-import { PortalRefusal } from './portal-refusal';
+import { ApiError, ErrorAnswer } from '../../../shared/src/errors';
+import { setHeadersOf } from './refusals';
 import type { PortalService } from './portal-service';
 import type { ActiveSession } from './sessions';
 
@@ -17,19 +18,18 @@ export interface EmailRouteKit {
   ip: (req: Request) => string;
   post: (...handlers: RequestHandler[]) => RequestHandler[];
   sessionPost: (...handlers: RequestHandler[]) => RequestHandler[];
-  checkFormToken: RequestHandler;
   clearSession: (res: Response) => void;
   session: (res: Response) => ActiveSession;
 }
 
 /** Verification, password reset, the email settings and the quota emails' one-click link, under /portal. */
-export function mountEmailRoutes(router: Router, { service, context, send, formToken, ip, post, sessionPost, checkFormToken, clearSession, session }: EmailRouteKit): void {
+export function mountEmailRoutes(router: Router, { service, context, send, formToken, ip, post, sessionPost, clearSession, session }: EmailRouteKit): void {
   const emails = service.emails;
   const linkToken = (req: Request) => (typeof req.query.token === 'string' ? req.query.token.slice(0, 200) : '');
   /** A refusal of an email form goes back to its page with the message; anything else to the error handler. */
   const refusedTo = (res: Response, error: unknown, render: (message: string) => void) => {
-    if (!(error instanceof PortalRefusal)) throw error;
-    if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    if (!(error instanceof ErrorAnswer) || error.status >= 500) throw error;
+    setHeadersOf(res, error);
     res.status(error.status);
     render(error.message);
   };
@@ -38,7 +38,7 @@ export function mountEmailRoutes(router: Router, { service, context, send, formT
     .route('/forgot')
     .get((req, res) => send(res, 200, forgotPage(context(res), { csrfToken: formToken(req, res) })))
     .post(
-      ...post(checkFormToken, async (req, res) => {
+      ...post(async (req, res) => {
         const email = field(req, 'email').slice(0, 300);
         try {
           await emails.forgotPassword(email, service.addressOf(ip(req)));
@@ -57,7 +57,7 @@ export function mountEmailRoutes(router: Router, { service, context, send, formT
       .route(path)
       .get((req, res) => send(res, 200, page(context(res), { csrfToken: formToken(req, res), token: linkToken(req) })))
       .post(
-        ...post(checkFormToken, async (req, res) => {
+        ...post(async (req, res) => {
           const token = field(req, 'token');
           try {
             await act(token, req, res);
@@ -106,12 +106,12 @@ export function mountEmailRoutes(router: Router, { service, context, send, formT
     .route('/unsubscribe')
     .get((req, res) => {
       const { account, token } = unsubscribeLink(req);
-      if (!emails.isUnsubscribeLink(account, token)) throw new PortalRefusal(400, 'This unsubscribe link is not valid: turn quota emails off in the portal, under "Emails".');
+      if (!emails.isUnsubscribeLink(account, token)) throw new ApiError('invalid_parameter', 'This unsubscribe link is not valid: turn quota emails off in the portal, under "Emails".');
       send(res, 200, unsubscribePage(context(res), `/portal/unsubscribe?${new URLSearchParams({ account, token }).toString()}`, false));
     })
     .post(async (req, res) => {
       const { account, token } = unsubscribeLink(req);
-      if (!(await emails.unsubscribeByLink(account, token))) throw new PortalRefusal(400, 'This unsubscribe link is not valid: turn quota emails off in the portal, under "Emails".');
+      if (!(await emails.unsubscribeByLink(account, token))) throw new ApiError('invalid_parameter', 'This unsubscribe link is not valid: turn quota emails off in the portal, under "Emails".');
       send(res, 200, unsubscribePage(context(res), '', true));
     })
     .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));

@@ -29,7 +29,7 @@ export interface PortalTuning {
 }
 
 export interface PortalDeps {
-  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret' | 'smtpUrl'>;
+  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret' | 'bodyTimeoutMs' | 'smtpUrl'>;
   accounts: AccountService;
   /** For the usage history. */
   limiter: Pick<Limiter, 'history'>;
@@ -80,6 +80,6 @@ export function createPortal({ config, accounts, limiter, store, emailStore, att
     ipv6PrefixLength: config.anonIpv6PrefixLength,
     slowdown: tuning.logInSlowdown,
   });
-  const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl });
+  const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl, bodyTimeoutMs: config.bodyTimeoutMs });
   return { router, emails, unsubscribe };
 }
