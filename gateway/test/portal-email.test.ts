@@ -67,6 +67,7 @@ describe('verification at sign-up (SMTP_URL set)', () => {
     const link = linkIn(verification, '/portal/verify');
     expect(link).toMatch(/^http:\/\/localhost:8080\/portal\/verify\?token=acct_[0-9A-Za-z]{20}\.[A-Za-z0-9_-]{43}$/);
 
+    expect((await browser.get('/portal?welcome=1')).text).toContain('Welcome! Your account is ready: confirm your email address with the link we sent');
     const dashboard = await browser.get('/portal');
     expect(dashboard.text).toContain('cannot create API keys');
     expect(dashboard.text).toContain('Send the link again');

@@ -26,6 +26,8 @@ export interface DashboardView {
   csrfToken: string;
   newKey?: NewKeyPanel;
   notice?: string;
+  /** Just signed up: the welcome says what to do first. */
+  welcome?: boolean;
   error?: string;
 }
 
@@ -35,7 +37,7 @@ export function dashboardPage(context: PageContext, view: DashboardView): Html {
     context,
     'Dashboard',
     html`<h1 class="visually-hidden">Dashboard</h1>
-${alert('notice', view.notice)}
+${alert('notice', view.welcome ? welcomeOf(view.dashboard) : view.notice)}
 ${alert('error', view.error)}
 ${view.newKey ? newKeyPanel(view.newKey) : null}
 ${view.dashboard.email.verified ? null : emailCard(view.dashboard.email, account.email, view.csrfToken)}
@@ -64,6 +66,12 @@ ${keysSection(keys, view.dashboard.nextKeys, view.csrfToken)}
 ${view.dashboard.email.verified ? emailCard(view.dashboard.email, account.email, view.csrfToken) : null}
 <p class="docs-link">How to call the API: <a href="/docs">API documentation</a>.</p>`,
   );
+}
+
+function welcomeOf(dashboard: Dashboard): string {
+  return dashboard.email.blocksKeys
+    ? 'Welcome! Your account is ready: confirm your email address with the link we sent, then create a key to start calling the API.'
+    : 'Welcome! Your account is ready: create a key to start calling the API.';
 }
 
 function newKeyPanel(newKey: NewKeyPanel): Html {

@@ -137,7 +137,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     .route('/')
     .get(async (req, res) => {
       if (!locals(res).session) return renderLogIn(req, res, 200, { notice: noticeFor(req) });
-      await renderDashboard(res, 200, { notice: noticeFor(req) }, keysPageOf(req));
+      await renderDashboard(res, 200, { notice: noticeFor(req), welcome: req.query.welcome === '1' }, keysPageOf(req));
     })
     .all(pageMethodNotAllowed(['GET', 'HEAD']));
 
@@ -286,7 +286,6 @@ const NOTICES: Record<string, Record<string, string>> = {
 };
 
 function noticeFor(req: Request): string | undefined {
-  if (req.query.welcome === '1') return 'Welcome! Your account is ready: create a key to start calling the API.';
   for (const [name, notices] of Object.entries(NOTICES)) {
     const value = req.query[name];
     if (typeof value === 'string' && notices[value]) return notices[value];
