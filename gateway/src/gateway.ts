@@ -16,6 +16,11 @@ import type { Limiter } from './limits/types';
 import { EventBus } from './events/event-bus';
 import { QuotaCrossings } from './events/quota-crossings';
 import type { JobQueues } from './jobs';
+import { EmailVerification } from './accounts/email-verification';
+import { AccountMail } from './mail/account-mail';
+import { MailLinks } from './mail/links';
+import { Mailer } from './mail/mailer';
+import { logTransport, smtpTransport } from './mail/transport';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { createPetsProxy } from './upstream/pets-proxy';
@@ -27,6 +32,8 @@ export interface GatewayDeps {
   accessLogger?: Logger;
   /** Tests shorten the portal's sessions and limits, or cheapen its password hashes. */
   portalTuning?: PortalTuning;
+  /** Tests shorten the emails' retry schedule (default `MAIL_RETRY_DELAYS_MS`). */
+  mailTuning?: { retryDelaysMs?: readonly number[] };
   /** What `/metrics` answers (default: this process's registry); a worker asks the primary for every worker's sum. */
   scrapeMetrics?: (registry: Registry) => Promise<string>;
   /** The operator's middleware (`GATEWAY_MIDDLEWARE`, loaded by `extensions/load-middleware.ts`), mounted in /v1 in this order. */
@@ -49,6 +56,8 @@ export interface Gateway {
   readonly events: EventBus;
   /** Durable work off the request path (emails, webhook deliveries): BullMQ with Redis, in process without. */
   readonly jobs: JobQueues;
+  /** Emails to an account's owner (`mail.toOwner(accountId, { subject, text })`), and the quota emails. */
+  readonly mail: AccountMail;
   /** Where accounts, keys and counters live. */
   readonly storeKind: StoreKind;
   /** True once a stop has begun: readiness answers 503. */
@@ -62,7 +71,7 @@ export interface Gateway {
  * otherwise), key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, mailTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
   const stores = await openStores({ ...config, attemptPolicies: portalTuning?.attempts }, logger);
   const { accounts: store, limiter, usage, audit, keyUse, jobs } = stores;
   const events = new EventBus((err, event) => logger.warn({ err, event: event.type }, 'an event listener failed'));
@@ -82,7 +91,13 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
   });
   const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
   const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, tryTimeoutMs: config.upstreamTryTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
-  const portal = createPortal({ config, accounts, limiter, store: stores.portal, attempts: stores.attempts, tuning: portalTuning });
+  const transport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport(logger, config.mailFrom);
+  if (!config.smtpUrl && config.production) logger.warn('SMTP_URL is not set: emails (verification, password reset, quota warnings) are written to the log instead of being sent');
+  const mailer = new Mailer({ jobs, transport, logger, retryDelaysMs: mailTuning?.retryDelaysMs });
+  const mailLinks = new MailLinks(config.publicBaseUrl, config.port);
+  const portal = createPortal({ config, accounts, limiter, store: stores.portal, emailStore: stores.portalEmails, attempts: stores.attempts, mailer, mailLinks, tuning: portalTuning });
+  const mail = new AccountMail({ mailer, accounts: store, profiles: stores.portalEmails, links: mailLinks, unsubscribe: portal.unsubscribe });
+  mail.listen(events);
 
   const gateway: Gateway = {
     publicApp: createApp({
@@ -117,6 +132,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       allowedHosts: config.adminAllowedHosts,
       tokenFailures: new TokenFailures(TOKEN_FAILURE_POLICY, config.anonIpv6PrefixLength),
       logger,
+      emailVerification: new EmailVerification({ accounts, profiles: stores.portalEmails, audit }),
       bodyTimeoutMs: config.bodyTimeoutMs,
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
     }),
@@ -127,6 +143,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     metrics,
     events,
     jobs,
+    mail,
     storeKind: stores.kind,
     draining: false,
     async close() {
@@ -134,6 +151,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       lookups.close();
       keys.close();
       await stores.close();
+      transport.close();
     },
   };
   return gateway;

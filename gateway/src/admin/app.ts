@@ -1,3 +1,4 @@
+import type { EmailVerification } from '../accounts/email-verification';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express';
 import { ApiError, errorHandler, methodNotAllowed, notFoundHandler, serviceUnavailable } from '../../../shared/src/errors';
 import { accessLog } from '../../../shared/src/access-log';
@@ -38,6 +39,8 @@ export interface AdminAppOptions {
    * `requireAdmin` is the same bearer check the ops routes use, for routes that want it.
    */
   extraRoutes?: (app: Express, helpers: { requireAdmin: RequestHandler }) => void;
+  /** Whether accounts' emails are verified (in the account view), and ops' way to mark one verified. */
+  emailVerification?: EmailVerification;
   /** `BODY_TIMEOUT_MS`: a request body must arrive whole within this, or 408 request_timeout (default 10 s). */
   bodyTimeoutMs?: number;
 }
@@ -167,12 +170,23 @@ export function createAdminApp(options: AdminAppOptions): Express {
   app
     .route('/admin/accounts/:id')
     .get(async (req, res) => {
-      res.json(await service.getAccount(req.params.id));
+      const account = await service.getAccount(req.params.id);
+      res.json(options.emailVerification ? { ...account, ...(await options.emailVerification.viewOf(account)) } : account);
     })
     .patch(jsonBody(body), async (req, res) => {
       res.json(await service.updateAccount(req.params.id, validateAccountPatch(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['GET', 'PATCH']));
+
+  app
+    .route('/admin/accounts/:id/verify')
+    .post(optionalJsonBody(body), async (req, res) => {
+      if (!options.emailVerification) throw new ApiError('not_found', 'Email verification is not part of this deployment.');
+      await options.emailVerification.markVerified(req.params.id, actorOf(res));
+      const account = await service.getAccount(req.params.id);
+      res.json({ ...account, ...(await options.emailVerification.viewOf(account)) });
+    })
+    .all(methodNotAllowed(['POST']));
 
   app
     .route('/admin/accounts/:id/history.svg')

@@ -54,7 +54,10 @@ export function addCommands(program: Command, context: CommandContext): void {
     .addOption(limitOption('accounts per page'))
     .addOption(cursorOption())
     .addOption(jsonOption());
-  admin(accounts, 'show', 'Show an account with its effective quotas and current usage.', (client, [id]) => client.print('GET', `/admin/accounts/${segment(id!)}`)).argument('<ACCOUNT_ID>');
+  admin(accounts, 'show', 'Show an account with its effective quotas, current usage and whether its email is verified.', (client, [id]) => client.print('GET', `/admin/accounts/${segment(id!)}`)).argument('<ACCOUNT_ID>');
+  admin(accounts, 'verify', "Mark a portal account's email verified (it may then create keys), e.g. when its owner cannot receive the link.", (client, [id]) =>
+    client.print('POST', `/admin/accounts/${segment(id!)}/verify`),
+  ).argument('<ACCOUNT_ID>');
   admin(accounts, 'update', "Change an account's plan or quota overrides.", (client, [id], o) => {
     const patch = { ...(o.plan === undefined ? {} : { plan: o.plan }), ...quotaFields(o) };
     if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --plan, --per-minute or --per-day');
