@@ -74,7 +74,7 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   // the query itself), the portal reads a flag or two.
   app.set('query parser', 'simple');
   app.use(requestId);
-  app.use(accessLog(accessLogger, logger));
+  app.use(accessLog(app, accessLogger, logger));
   app.use(metrics.observeRequests);
 
   // /docs and /v1/openapi.json list this deployment first, so "Try it out" calls it.

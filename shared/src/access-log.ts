@@ -1,5 +1,5 @@
-import type { ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { redactSecrets } from './redact';
 
@@ -11,6 +11,10 @@ declare module 'node:http' {
     log: Logger;
   }
 }
+
+/** Where a request keeps its `req.log` once made (an own field, set on first use only). */
+const REQUEST_LOG = Symbol('requestLog');
+type WithRequestLog = IncomingMessage & { [REQUEST_LOG]?: Logger };
 
 /** Who called the pets-service, when its authentication stage knows (`res.locals.caller`). */
 interface CallerLocals {
@@ -29,14 +33,17 @@ interface CallerLocals {
  * (pino-http did this with a child logger and a serializer pass per request, and logged a 501 as
  * "request errored" with a made-up Error.)
  */
-export function accessLog(logger: Logger, events: Logger = logger): RequestHandler {
+export function accessLog(app: Express, logger: Logger, events: Logger = logger): RequestHandler {
+  // `req.log` is a getter on this app's request prototype, defined once: a per-request
+  // `Object.defineProperty` cost an accessor and a closure on every request (issue 29).
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: WithRequestLog): Logger {
+      return (this[REQUEST_LOG] ??= events.child({ reqId: this.id }));
+    },
+  });
   return (req, res, next) => {
     const started = performance.now();
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      get: () => (child ??= events.child({ reqId: req.id })),
-    });
     res.once('close', () => {
       const caller = (res.locals as CallerLocals).caller;
       writeAccessLine(logger, res, req.id, req.originalUrl, started, caller ? { caller: caller.iss, subject: caller.sub } : undefined);

@@ -120,7 +120,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
   const requireAdmin = adminAuth(options.adminTokens, options.tokenFailures);
 
   app.use(requestId);
-  app.use(accessLog(logger));
+  app.use(accessLog(app, logger));
   // Before anything else answers: a DNS-rebinding page must not even get the console.
   app.use(requireKnownHost({ adminHost: options.adminHost ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [] }));
   // The console's page, script and style need no token: everything they show comes from /admin, which does.
