@@ -116,7 +116,7 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
   // so these stay small): a labelled call hashes its label values on every request.
   const durationOf = new Map<string, Histogram.Internal<'method'>>();
   const requestsOf = new Map<string, Counter.Internal>();
-  /** One response sent (not one abandoned): its method, status and time since `started` (`performance.now()`). */
+  /** One response sent (not one abandoned): its method, status and time since `started` (`performance.now()`); the access log's listener calls it. */
   const observeResponse = (method: string, status: number, started: number): void => {
     let timer = durationOf.get(method);
     if (!timer) durationOf.set(method, (timer = duration.labels(method)));
@@ -126,15 +126,9 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     if (!counter) requestsOf.set(key, (counter = requests.labels(method, String(status))));
     counter.inc();
   };
-  const observeRequests: RequestHandler = (req, res, next) => {
-    const started = performance.now();
-    res.once('finish', () => observeResponse(req.method, res.statusCode, started));
-    next();
-  };
-
   return {
     registry,
-    observeRequests,
+    observeResponse,
     recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => decisionCounter(outcome, caller).inc(),
     recordUpstreamAttempt: (replica: Replica, outcome: (typeof ATTEMPT_OUTCOMES)[number]) => attemptCounters.get(replica.url)?.[outcome].inc(),
     handler: (async (_req, res) => {

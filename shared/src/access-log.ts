@@ -21,6 +21,11 @@ interface CallerLocals {
   caller?: { iss?: string; sub?: string };
 }
 
+export interface AccessLogOptions {
+  /** A response was sent in full: its method, status and when its request arrived (`performance.now()`). */
+  onResponse?: (method: string, status: number, started: number) => void;
+}
+
 /**
  * The access log: one line per request, written when the response is done, at a level that says
  * whether someone must look: `error` for the server failing (5xx), `info` for everything else,
@@ -28,12 +33,14 @@ interface CallerLocals {
  * for a status code: real exceptions are logged, with their stack, where they are caught.
  *
  * `logger` takes the access lines (buffered in production); `events` the lines stages write through
- * `req.log` (warnings, errors: written at once).
+ * `req.log` (warnings, errors: written at once). `onResponse` is told of each response sent (not
+ * of one abandoned) from the same listener, so that metrics need no listener and closure of their
+ * own per request (issue 29).
  *
  * (pino-http did this with a child logger and a serializer pass per request, and logged a 501 as
  * "request errored" with a made-up Error.)
  */
-export function accessLog(app: Express, logger: Logger, events: Logger = logger): RequestHandler {
+export function accessLog(app: Express, logger: Logger, events: Logger = logger, { onResponse }: AccessLogOptions = {}): RequestHandler {
   // `req.log` is a getter on this app's request prototype, defined once: a per-request
   // `Object.defineProperty` cost an accessor and a closure on every request (issue 29).
   Object.defineProperty(app.request, 'log', {
@@ -45,6 +52,7 @@ export function accessLog(app: Express, logger: Logger, events: Logger = logger)
   return (req, res, next) => {
     const started = performance.now();
     res.once('close', () => {
+      if (onResponse && res.writableFinished) onResponse(req.method, res.statusCode, started);
       const caller = (res.locals as CallerLocals).caller;
       writeAccessLine(logger, res, req.id, req.originalUrl, started, caller ? { caller: caller.iss, subject: caller.sub } : undefined);
     });
