@@ -10,7 +10,7 @@ import { bindingWindow } from './windows';
 export function rateLimitHeaders(decision: LimitDecision, nowMs: number): Record<string, string> {
   const headers: Record<string, string> = {};
   const { windows } = decision;
-  if (windows.length > 0) headers['RateLimit-Policy'] = windows.map((w) => `"${w.name}";q=${w.limit};w=${w.windowSeconds}`).join(', ');
+  if (windows.length > 0) headers['RateLimit-Policy'] = policyOf(windows);
 
   const shown = decision.outcome === 'limited' ? (windows.find((w) => w.name === decision.binding) ?? bindingWindow(windows)) : bindingWindow(windows);
 
@@ -27,6 +27,41 @@ export function rateLimitHeaders(decision: LimitDecision, nowMs: number): Record
   }
   if (decision.outcome === 'limited') headers['Retry-After'] = String(retryAfterSeconds(decision.retryAfterMs));
   return headers;
+}
+
+/** A node of the policy cache: one step of (name, limit, length) per window. */
+interface PolicyNode {
+  value?: string;
+  next: Map<string | number, PolicyNode>;
+}
+
+/** Nodes kept before the cache starts again: quotas are set by operators, so a few hundred at most in practice. */
+const MAX_POLICY_NODES = 10_000;
+let policies: PolicyNode = { next: new Map() };
+let policyNodes = 0;
+
+/**
+ * `RateLimit-Policy` of a set of windows, built once per quota pair (and once for the anonymous
+ * window) rather than on every response (issue 29): looked up by the windows' numbers, no string
+ * made to look it up.
+ */
+function policyOf(windows: readonly WindowState[]): string {
+  if (policyNodes > MAX_POLICY_NODES) {
+    policies = { next: new Map() };
+    policyNodes = 0;
+  }
+  let node = policies;
+  for (const w of windows) node = step(step(step(node, w.name), w.limit), w.windowSeconds);
+  return (node.value ??= windows.map((w) => `"${w.name}";q=${w.limit};w=${w.windowSeconds}`).join(', '));
+}
+
+function step(node: PolicyNode, key: string | number): PolicyNode {
+  let next = node.next.get(key);
+  if (!next) {
+    node.next.set(key, (next = { next: new Map() }));
+    policyNodes += 1;
+  }
+  return next;
 }
 
 function describe(w: WindowState, remaining: number, resetAtMs: number, nowMs: number): Record<string, string> {
