@@ -3,6 +3,7 @@
  * chart, the report and the bench itself read one shape without importing one another.
  */
 import type { IdempotencyCost } from './idempotency-cost';
+import type { TracingCost } from './tracing-cost';
 import type { BenchOptions } from './options';
 import type { MachineInfo } from './output';
 import type { OtherWorkFigure } from './other-work';
@@ -50,6 +51,8 @@ export interface BenchReport {
   ratios: Ratios;
   /** What an Idempotency-Key costs a create, per target (bench/idempotency-cost.ts). */
   idempotency: IdempotencyCost[];
+  /** What tracing at 10 % costs a served request (bench/tracing-cost.ts). */
+  tracing?: TracingCost;
   /** Judged on the median ratios, unless the verdict is `refused`. */
   checks: Check[];
   /** Other processes' CPU over all the runs' measured time; above its limit, no verdict. */

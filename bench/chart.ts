@@ -21,6 +21,7 @@ export interface ChartInput {
 const PROCESS_COLOURS: [ProcessName, string, string][] = [
   ['gateway-redis', '#1f6feb', 'gateway'],
   ['gateway-memory', '#1f6feb', 'gateway'],
+  ['gateway-traced', '#1f6feb', 'gateway'],
   ['hop', '#8957e5', 'bare node:http hop'],
   ['express-hop', '#bf8700', 'bare Express+HPM hop'],
   ['pets', '#2da44e', 'pets-service'],

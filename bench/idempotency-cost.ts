@@ -1,11 +1,8 @@
-/**
- * What an `Idempotency-Key` costs a create, from the results of the plain and the keyed create
- * (`idempotency.ts` defines the scenario). Apart from it so that the scenarios, which need the
- * scenario's definition, and the results, which need the scenarios, make no cycle.
- */
 import { IDEMPOTENCY_TARGETS } from './idempotency';
 import type { ScenarioResult } from './results';
 import type { ProcessName, TargetName } from './system';
+
+/** What the bench's keyed creates (`idempotency.ts`) tell: the cost of an `Idempotency-Key` on each target. */
 
 export interface IdempotencyCost {
   target: TargetName;

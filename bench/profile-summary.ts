@@ -58,7 +58,7 @@ export const FEATURES: [string, RegExp][] = [
   ['metrics (prom-client)', /^(prom-client|bintrees|tdigest|gateway\/src\/metrics)$/],
   ['proxy (http-proxy-middleware, http-proxy)', /^(http-proxy-middleware|http-proxy|follow-redirects|requires-port|eventemitter3|micromatch|is-glob|is-extglob|is-plain-object|braces|picomatch|gateway\/src\/pipeline\/proxy|gateway\/src\/upstream\/[^/]+)$/],
   ['Redis client (ioredis) and the limiter', /^(ioredis|@ioredis\/commands|redis-parser|redis-errors|cluster-key-slot|denque|standard-as-callback|rate-limiter-flexible|gateway\/src\/limits\/[^/]+|gateway\/src\/pipeline\/rate-limit|gateway\/src\/store-errors|gateway\/src\/redis)$/],
-  ['API key resolution', /^(gateway\/src\/keys\/[^/]+|gateway\/src\/accounts\/[^/]+|gateway\/src\/pipeline\/authenticate)$/],
+  ['API key resolution', /^(gateway\/src\/keys\/[^/]+|gateway\/src\/accounts\/[^/]+|gateway\/src\/pipeline\/identify)$/],
   ['request id (crypto.randomUUID)', /^shared\/src\/request-id$/],
   ['the other /v1 middleware (route table, deprecation, locals, body, public app)', /^(gateway\/src\/pipeline\/[^/]+|gateway\/src\/routes\/[^/]+|gateway\/src\/app)$/],
   ['errors (ApiError, the Error shape)', /^shared\/src\/errors$/],

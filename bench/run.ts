@@ -29,6 +29,8 @@ import { checksText, nodesText, table } from './report';
 import { aggregate, median, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
+import { waitFor } from '../tools/ports';
+import { tracingCost, tracingCostText } from './tracing-cost';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
 import { checksOf, ratiosOf } from './targets';
 import { EXIT_STATUS, exitStatus, verdictOf } from './verdict';
@@ -38,10 +40,10 @@ const progress = (line: string) => process.stderr.write(`${line}\n`);
 async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : [])];
+  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : []), 'gateway-traced'];
   const scenarios = scenariosFor(targets);
   progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${options.runs} runs × ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
-  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
+  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, tracedGateway: true, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
   try {
     const load = { connections: options.connections, seconds: options.seconds };
     if (options.warmupSeconds > 0) {
@@ -65,6 +67,8 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     const results = medianScenarios(runs.map((r) => r.scenarios));
     const ratios = medianOf(runs.map((r) => r.ratios));
     const halfRate = { rate: median(runs.map((r) => r.halfRate.rate)), scenarios: medianScenarios(runs.map((r) => r.halfRate.scenarios)), addedP99Ms: round(median(runs.map((r) => r.halfRate.addedP99Ms)), 3) };
+    // The traced gateway exports in the SDK's batches (every 5 s): the last one may still be due.
+    await waitFor(() => (system.receiver?.exports ?? 1) > 0, 6_000, 'an OTLP export').catch(() => undefined);
     const checks = checksOf(ratios, halfRate.addedP99Ms);
     const otherWork = otherWorkFigure(sumOtherWork(works), measuredSeconds);
     const unexpected = [...results, ...halfRate.scenarios].filter((r) => r.unexpected > 0).map((r) => `${r.label}: ${r.unexpected} unexpected answers ${JSON.stringify(r.statuses)}`);
@@ -91,6 +95,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
       halfRate,
       ratios,
       idempotency: idempotencyCost(results),
+      tracing: tracingCost(results, system.receiver?.exports ?? 0),
       checks,
       otherWork,
       verdict,
@@ -204,6 +209,9 @@ function print(report: BenchReport): void {
     '',
     'What an Idempotency-Key costs a create (with the header − without):',
     idempotencyCostText(report.idempotency),
+    '',
+    'What tracing costs a served request (OTLP export, 10 % of traces kept; traced − tracing off):',
+    tracingCostText(report.tracing),
     '',
     `${TARGETS_HEADING[report.verdict]}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks, report.verdict !== 'refused'),

@@ -3,17 +3,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { signServiceToken } from '../shared/src/internal-token';
 import { freePort } from '../tools/ports';
+import { OtlpReceiver } from '../tools/otlp-receiver';
 import { TestRedis } from '../tools/redis-server';
 import { TEST_ADMIN_TOKEN, TEST_SECRET, createAccountWithKey } from '../tools/admin-client';
 import { LoadGenerator } from './load-protocol';
 import { BenchProcess, COMPILED } from './processes';
 
 /** Where a scenario sends its requests. */
-export type TargetName = 'direct' | HopName | 'gateway-redis' | 'gateway-memory';
+export type TargetName = 'direct' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced';
 /** The yardsticks: a bare `node:http` hop (`bare-hop.ts`) and a bare Express + http-proxy-middleware hop (`express-hop.ts`). */
 export type HopName = 'hop' | 'express-hop';
 /** Every process whose CPU and memory the bench reads. */
-export type ProcessName = 'pets' | HopName | 'gateway-redis' | 'gateway-memory' | 'redis' | 'load';
+export type ProcessName = 'pets' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'redis' | 'load';
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   direct: 'direct',
@@ -21,6 +22,7 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   'express-hop': 'bare Express+HPM hop',
   'gateway-redis': 'gateway (Redis)',
   'gateway-memory': 'gateway (in-process)',
+  'gateway-traced': 'gateway (Redis), traced 10 %',
 };
 
 export interface Target {
@@ -40,6 +42,8 @@ export interface BenchSystem {
   targets: Partial<Record<TargetName, Target>>;
   pids: Partial<Record<ProcessName, number>>;
   redis: TestRedis;
+  /** The traced gateway's collector (with `tracedGateway`). */
+  receiver?: OtlpReceiver;
   load: LoadGenerator;
   /** A fresh service token for direct calls (tokens live 5 minutes, a full bench longer). */
   directAuthorization(): string;
@@ -49,6 +53,8 @@ export interface BenchSystem {
 export interface SystemOptions {
   /** Also start a gateway without REDIS_URL. */
   inProcessGateway: boolean;
+  /** Also start a gateway on Redis with tracing on (TRACED_GATEWAY_ENV), exporting to a receiver that discards. */
+  tracedGateway?: boolean;
   /** The yardstick hops to start. */
   hops: HopName[];
   /** The Node executable of the processes in front of the pets-service (gateways, hops); the bench's own by default. */
@@ -81,14 +87,25 @@ function gatewayEnv(petsUrl: string, logLevel: string): Record<string, string> {
   };
 }
 
+/**
+ * Tracing as an operator would run it under load: every tenth trace kept (a caller's sampling
+ * decision followed), exported over OTLP/HTTP (protobuf, the default) in the SDK's default batches.
+ */
+export function tracedGatewayEnv(receiverUrl: string): Record<string, string> {
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+}
+
 export async function startBenchSystem(options: SystemOptions): Promise<BenchSystem> {
   const started: BenchProcess[] = [];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-bench-'));
   const redis = await TestRedis.start();
+  // The traced gateway's collector: reads every export and throws it away, answering 200.
+  const receiver = options.tracedGateway ? await OtlpReceiver.start({ keep: false }) : undefined;
   let load: LoadGenerator | undefined;
   const stop = async () => {
     load?.stop();
     await Promise.all(started.map((p) => p.stop()));
+    await receiver?.stop();
     await redis.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
@@ -129,6 +146,7 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
 
     const gateways: [ProcessName & TargetName, Record<string, string>][] = [['gateway-redis', { REDIS_URL: redis.url }]];
     if (options.inProcessGateway) gateways.push(['gateway-memory', {}]);
+    if (receiver) gateways.push(['gateway-traced', { REDIS_URL: redis.url, ...tracedGatewayEnv(receiver.url) }]);
     const startGateway = async ([name, extra]: (typeof gateways)[number]) => {
       const [port, adminPort] = [await freePort(), await freePort()];
       const url = `http://127.0.0.1:${port}`;
@@ -143,7 +161,7 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
       targets[name] = {
         name,
         petsUrl: `${url}/v1/pets`,
-        processes: name === 'gateway-redis' ? [name, 'pets', 'redis'] : [name, 'pets'],
+        processes: name === 'gateway-memory' ? [name, 'pets'] : [name, 'pets', 'redis'],
         servedKey: served.key,
         refusedKey: refused.key,
         adminUrl,
@@ -159,7 +177,7 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
     const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
     if (failed) throw failed.reason;
     pids.load = load!.pid;
-    return { targets, pids, redis, load: load!, directAuthorization, stop };
+    return { targets, pids, redis, receiver, load: load!, directAuthorization, stop };
   } catch (error) {
     await stop();
     throw error;

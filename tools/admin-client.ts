@@ -1,8 +1,9 @@
 /**
  * The secrets of a system started for tests or the bench, and a small client of its ops API.
  */
-export const TEST_SECRET = 'test-internal-secret-0123456789abcdef';
-export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+// Strong enough for production (`secretWeakness`), so tests that start a production process use them too.
+export const TEST_SECRET = 'test-internal-secret-Vq3nR8kXw2Lp9ZcT6yHf0Jd5';
+export const TEST_ADMIN_TOKEN = 'test-admin-token-Tz4kP9wQ2rXv7LmN1cB8sD5f';
 
 /** Calls the ops API of a gateway. */
 export async function admin<T = Record<string, unknown>>(

@@ -78,6 +78,13 @@ afterEach(async () => {
   api = undefined;
 });
 
+/** Polls `check` until it holds, or fails after `timeoutMs` (the client package has no test helpers of the repository). */
+async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !check(); await new Promise((resolve) => setTimeout(resolve, 10))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  }
+}
+
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
@@ -171,10 +178,12 @@ describe('AnimalStoreClient against a real HTTP server', () => {
   });
 
   it('when the retries would run past timeoutMs, then the call ends within it, with the last answer', async () => {
-    api = await ScriptedApi.start(errorAnswer(503, 'service_unavailable', { 'Retry-After': '1' }));
+    // Tries at 0 s and 2 s; a third would start at 4 s, past the 3 s: the second answer is the last,
+    // with a second to spare for the two requests on a loaded machine.
+    api = await ScriptedApi.start(errorAnswer(503, 'service_unavailable', { 'Retry-After': '2' }));
     const started = Date.now();
-    const error = await rejection(api.client({ maxRetries: 10, timeoutMs: 2_500 }).listPets());
-    expect(Date.now() - started).toBeLessThan(2_500);
+    const error = await rejection(api.client({ maxRetries: 10, timeoutMs: 3_000 }).listPets());
+    expect(Date.now() - started).toBeLessThan(3_000);
     expect(error).toMatchObject({ status: 503 });
     expect(api.seen.length).toBeGreaterThanOrEqual(2);
   });
@@ -184,7 +193,8 @@ describe('AnimalStoreClient against a real HTTP server', () => {
     const started = Date.now();
     const error = await rejection(api.client().listPets());
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 60, requestId: 'req-429' });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Not the 60 s it was told to wait, nor any part of them worth counting.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(api.seen).toHaveLength(1);
   });
 
@@ -194,20 +204,23 @@ describe('AnimalStoreClient against a real HTTP server', () => {
     const error = await rejection(api.client({ timeoutMs: 500 }).listPets());
     expect((error as Error).name).toBe('TimeoutError');
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // Ended by the timeout, not by anything the server did (it never answers): any bound far below forever.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('when the caller aborts during a wait between retries, then the call rejects with the abort reason at once, and sends nothing more', async () => {
-    api = await ScriptedApi.start(errorAnswer(429, 'rate_limited', { 'Retry-After': '5', ...rateLimitHeaders(0, 5) }), json(200, []));
+    api = await ScriptedApi.start(errorAnswer(429, 'rate_limited', { 'Retry-After': '4', ...rateLimitHeaders(0, 4) }), json(200, []));
     const controller = new AbortController();
     const call = api.client({ timeoutMs: 30_000 }).listPets({ signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(() => api.seen.length === 1, 10_000, 'the first try');
     const abortedAt = Date.now();
     controller.abort();
     const error = await rejection(call);
     expect((error as Error).name).toBe('AbortError');
-    expect(Date.now() - abortedAt).toBeLessThan(100);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // At once: not after the 4 s wait (half of it is far more than a loaded machine needs to reject).
+    expect(Date.now() - abortedAt).toBeLessThan(2_000);
+    // Past the moment the retry would have been sent: nothing was.
+    await new Promise((resolve) => setTimeout(resolve, 4_500 - (Date.now() - abortedAt)));
     expect(api.seen).toHaveLength(1);
   });
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../../shared/src/env';
 import { loadGatewayConfig, redisTargetOf } from './config';
 
@@ -40,6 +41,14 @@ describe('gateway configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it.each([
+    // Issue 24's review: accepted (a path without a host), then printed whole.
+    ['redis:/app:Sup3rSecretPw@127.0.0.1:1', '"redis:/app:***@127.0.0.1:1"'],
+    ['app:Sup3rSecretPw@127.0.0.1:6379', 'a value that is not a URL'],
+  ])('when REDIS_URL is %s, then the start is refused naming it without the password', (url, shown) => {
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, REDIS_URL: url })).toEqual([`REDIS_URL must be a URL starting with redis:// or rediss://, got ${shown}`]);
+  });
+
   it('when several variables are wrong, then every one is named', () => {
     const problems = problemsOf({
       PORT: 'eighty',
@@ -68,15 +77,29 @@ describe('gateway configuration', () => {
     expect(config).toMatchObject({ production: true, nodeEnv: 'production', adminTokenGenerated: false });
   });
 
-  it('when production is given a token or secret of one repeated character (or another obvious pattern), then the start is refused saying how to generate one, never showing the value', () => {
-    const problems = problemsOf({ NODE_ENV: 'production', ADMIN_TOKEN: 'a'.repeat(16), INTERNAL_JWT_SECRET: 'a'.repeat(32), ADMIN_TOKENS: 'alice:abcdefghijklmnopq,bob:Tz4kP9wQ2rXv7LmN' });
-    expect(problems).toEqual([
-      'ADMIN_TOKENS: the token of "alice" is too weak for production: it is a run of consecutive characters; generate one with: openssl rand -base64 32',
-      'ADMIN_TOKEN is too weak for production: it is one character repeated; generate one with: openssl rand -base64 32',
-      'INTERNAL_JWT_SECRET is too weak for production: it is one character repeated; generate one with: openssl rand -base64 32',
-    ]);
+  // Issue 24's review: each of these started a production gateway; only exact patterns were refused.
+  const GUESSABLE_TOKENS = ['0123456789abcdef', '1234567890123456', 'Password12345678', 'changeme-changeme', 'adminadminadmin1', 'qwertyuiopasdfgh', 'admin-token-2024'];
+  const GUESSABLE_SECRET = 'qwertyuiopasdfghjklzxcvbnm123456';
+  const tooEasy = (variable: string) => new RegExp(`^${variable} is too easy to guess for production \\(about 10\\^\\d+ guesses would find it, fewer than the 10\\^20 required[^)]*\\); generate one with: openssl rand -base64 32$`);
+
+  it.each(GUESSABLE_TOKENS)('when production is given ADMIN_TOKEN=%s, then the start is refused naming it and saying how to generate one, never showing the value', (token) => {
+    const problems = problemsOf({ NODE_ENV: 'production', ADMIN_TOKEN: token, INTERNAL_JWT_SECRET: STRONG_SECRET });
+    expect(problems).toEqual([expect.stringMatching(tooEasy('ADMIN_TOKEN'))]);
+    expect(problems[0]).not.toContain(token);
+  });
+
+  it('when production is given a guessable ADMIN_TOKENS token or INTERNAL_JWT_SECRET, then each is named', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', ADMIN_TOKEN: STRONG_TOKEN, INTERNAL_JWT_SECRET: GUESSABLE_SECRET, ADMIN_TOKENS: `alice:${GUESSABLE_TOKENS.at(-1)},bob:${STRONG_TOKEN}x` });
+    expect(problems).toEqual([expect.stringMatching(tooEasy('ADMIN_TOKENS: the token of "alice"')), expect.stringMatching(tooEasy('INTERNAL_JWT_SECRET'))]);
+    expect(problems.join('\n')).not.toMatch(/qwerty|admin-token-2024/);
     // Outside production the same values are accepted: tests and demos use simple ones.
-    expect(problemsOf({ ADMIN_TOKEN: 'a'.repeat(16), INTERNAL_JWT_SECRET: 'a'.repeat(32), ADMIN_TOKENS: 'alice:abcdefghijklmnopq' })).toEqual([]);
+    expect(problemsOf({ ADMIN_TOKEN: 'a'.repeat(16), INTERNAL_JWT_SECRET: GUESSABLE_SECRET, ADMIN_TOKENS: 'alice:abcdefghijklmnopq' })).toEqual([]);
+  });
+
+  it('when production is given generated secrets, then it starts: openssl rand -base64 32 and -hex 32 pass', () => {
+    for (const [token, secret] of [[randomBytes(32).toString('base64'), randomBytes(32).toString('hex')], [randomBytes(32).toString('hex'), randomBytes(32).toString('base64')]]) {
+      expect(problemsOf({ NODE_ENV: 'production', ADMIN_TOKEN: token, INTERNAL_JWT_SECRET: secret, ADMIN_TOKENS: `alice:${randomBytes(32).toString('base64')}` })).toEqual([]);
+    }
   });
 
   it('when NODE_ENV is not a known environment, then the start is refused naming it', () => {
@@ -104,6 +127,13 @@ describe('gateway configuration', () => {
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).bodyTimeoutMs).toBe(10_000);
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '2500' }).bodyTimeoutMs).toBe(2_500);
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, BODY_TIMEOUT_MS: '0' })).toEqual([expect.stringMatching(/^BODY_TIMEOUT_MS must be an integer/)]);
+  });
+
+  it('when PREFLIGHT_PER_MINUTE is set, then it is the per-address limit of CORS preflights; the default is 600; 0 or a word is refused naming it', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).preflightPerMinute).toBe(600);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PREFLIGHT_PER_MINUTE: '30' }).preflightPerMinute).toBe(30);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PREFLIGHT_PER_MINUTE: '0' })).toEqual([expect.stringMatching(/^PREFLIGHT_PER_MINUTE must be an integer/)]);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PREFLIGHT_PER_MINUTE: 'many' })).toEqual([expect.stringMatching(/^PREFLIGHT_PER_MINUTE must be an integer/)]);
   });
 
   it('when NODE_ENV=production lacks the secrets, then both are named', () => {
@@ -146,7 +176,7 @@ describe('gateway configuration', () => {
   });
 
   describe('ADMIN_TOKENS', () => {
-    const ALICE = 'alice-token-0123456789';
+    const ALICE = 'alice-token-Hq7Zp2Lw9Vx4Rk1Nm6Ty';
     const BOB = 'bob:token:with:colons-0123';
 
     it('when operators have tokens of their own, then each is accepted under its name, after ADMIN_TOKEN as "admin"', () => {

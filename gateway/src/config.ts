@@ -27,8 +27,6 @@ export interface GatewayConfig extends SharedSettings {
   upstreamTimeoutMs: number;
   /** How long one try of a GET or HEAD waits before going to another replica (0: never; see pets-proxy.ts). */
   upstreamTryTimeoutMs: number;
-  /** A request body must arrive whole within this, or the answer is 408 request_timeout. */
-  bodyTimeoutMs: number;
   /** Express's `trust proxy` value: false, a hop count, or a list of addresses and CIDR ranges. */
   trustProxy: false | number | string[];
   anonPerMinute: number;
@@ -47,6 +45,8 @@ export interface GatewayConfig extends SharedSettings {
   portalSignup: PortalSignup;
   /** `GATEWAY_WORKERS`: processes serving both ports (node:cluster); more than 1 needs Redis. */
   workers: number;
+  /** `PREFLIGHT_PER_MINUTE`: CORS preflights (free of API quota) one client address may send per minute, per replica. */
+  preflightPerMinute: number;
   /** `CORS_ORIGINS`: the origins (`https://app.example.com`) whose pages may call /v1; empty: no CORS headers at all. */
   corsOrigins: readonly string[];
   /** `GATEWAY_MIDDLEWARE`: the operator's middleware modules, as given (relative to the working directory, or absolute), in order. */
@@ -81,7 +81,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminTokens,
     upstreamTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     upstreamTryTimeoutMs: read.integer('UPSTREAM_TRY_TIMEOUT_MS', 2_000, { min: 0, max: 600_000 }),
-    bodyTimeoutMs: read.integer('BODY_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     trustProxy: parseTrustProxy(read),
     anonPerMinute: read.integer('ANON_PER_MINUTE', 60, { min: 1, max: 1_000_000 }),
     anonIpv6PrefixLength: read.integer('ANON_IPV6_PREFIX_LENGTH', 64, { min: 1, max: 128 }),
@@ -93,6 +92,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     portalSignup: read.oneOf('PORTAL_SIGNUP', 'open', PORTAL_SIGNUP_MODES),
     workers: read.integer('GATEWAY_WORKERS', 1, { min: 1, max: 64 }),
     corsOrigins: parseCorsOrigins(read),
+    preflightPerMinute: read.integer('PREFLIGHT_PER_MINUTE', 600, { min: 1, max: 1_000_000 }),
     gatewayMiddleware: parseModuleList(read),
   };
   if (config.workers > 1 && config.redisUrl === undefined && config.redisClusterNodes === undefined) {

@@ -117,6 +117,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       allowedHosts: config.adminAllowedHosts,
       tokenFailures: new TokenFailures(TOKEN_FAILURE_POLICY, config.anonIpv6PrefixLength),
       logger,
+      bodyTimeoutMs: config.bodyTimeoutMs,
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
     }),
     accounts,

@@ -2,10 +2,13 @@
  * The gateway process: configuration, the gateway itself (`createGateway`), its two servers (the
  * public port and the admin port), the start banner and the stop on SIGTERM/SIGINT.
  */
+// First: tracing starts before the modules it instruments are loaded.
+import './tracing/preload';
 import cluster from 'node:cluster';
 import { loadOrExit, loadOrExitAsync } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
+import { keepServingThroughStrayErrors } from '../../shared/src/stray-errors';
 import type { AccountService } from './accounts/account-service';
 import { STARTER_PLAN } from './accounts/types';
 import { STORE_KIND_NAMES, storeKindOf } from './backends';
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
   const operatorMiddleware = await loadOrExitAsync(() => loadOperatorMiddleware(config.gatewayMiddleware), 'gateway');
   const logFormat = logFormatOfStdout(config.production);
   const logger = createLogger('gateway', config.logLevel, logFormat);
+  keepServingThroughStrayErrors(logger, 'gateway');
   if (config.workers > 1 && cluster.isPrimary) {
     runPrimary({
       workers: config.workers,
@@ -53,9 +57,10 @@ async function main(): Promise<void> {
   });
   if (worker) offerMetricsToPrimary(gateway.metrics.registry);
 
-  // /v1 sends 100 Continue only once the key and the limits have passed (readBody); /docs and /portal at once.
+  // 100 Continue only once every check before the body has passed (the body reader sends it): the
+  // key and the limits on /v1, the origin and the session on a portal form, the token on the admin API.
   const publicServer = createDrainableServer(gateway.publicApp, serverTimeouts(config), gateway, { continueByApplication: true });
-  const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway);
+  const adminServer = createDrainableServer(gateway.adminApp, serverTimeouts(config), gateway, { continueByApplication: true });
   await publicServer.listen(config.port, config.host);
   await adminServer.listen(config.adminPort, config.adminHost);
   logger.info({ port: config.port, adminPort: config.adminPort, rateLimiter: gateway.limiter.mode, ...(worker ? { worker: process.pid } : {}) }, 'gateway listening');

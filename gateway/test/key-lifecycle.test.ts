@@ -22,7 +22,23 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await gateway.close();
+  jest.useRealTimers();
 });
+
+/**
+ * Restarts the gateway on a clock that moves only when the test moves it (`Date` faked; timers run
+ * in real time): an expiry is reached by `moveClock`, without waiting, so no verdict depends on how
+ * fast the requests before it were.
+ */
+async function gatewayOnTestClock(): Promise<void> {
+  await gateway.close();
+  jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+  gateway = await startGateway({ ANON_PER_MINUTE: '1000' });
+}
+
+function moveClock(to: number): void {
+  jest.setSystemTime(to);
+}
 
 const adminApi = () => request(gateway.adminApp);
 
@@ -192,8 +208,9 @@ describe('POST /admin/keys/{keyId}/roll', () => {
   });
 
   it('when an expired key is rolled, then 409 conflict saying when it expired', async () => {
-    const old = await newKey(await newAccount(), { expiresAt: new Date(Date.now() + 300).toISOString() });
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await gatewayOnTestClock();
+    const old = await newKey(await newAccount(), { expiresAt: new Date(Date.now() + 1_000).toISOString() });
+    moveClock(Date.parse(old.expiresAt as string) + 1);
     expectError(await adminApi().post(`/admin/keys/${old.id}/roll`).set(auth), 409, 'conflict', `Key ${old.id} expired at ${old.expiresAt as string}: an expired key cannot be rolled. Create a new key instead.`);
   });
 
@@ -243,12 +260,14 @@ describe('the /v1 pipeline and the key policy', () => {
   it('when a key expires, then it is refused on time, from the cache, with no store round trip, and charged as an anonymous request', async () => {
     const resolveKey = jest.spyOn(MemoryAccountStore.prototype, 'resolveKey');
     try {
+      await gatewayOnTestClock();
       const key = await newKey(await newAccount(), { expiresAt: new Date(Date.now() + 1_000).toISOString() });
       const ip = freshIp();
       // 502: past authentication and the limits, to the pets-service this test does not run.
       expect((await publicGet(gateway, '/v1/pets', ip, key.key)).status).toBe(502);
       expect(resolveKey).toHaveBeenCalledTimes(1);
-      await new Promise((resolve) => setTimeout(resolve, Date.parse(key.expiresAt as string) - Date.now() + 5));
+      // To the expiry instant (expired from it on), well within the cache entry's 30 s: refused from the cache, on time.
+      moveClock(Date.parse(key.expiresAt as string));
       const refused = await publicGet(gateway, '/v1/pets', ip, key.key);
       expectError(refused, 401, 'unauthorized', `This API key expired at ${key.expiresAt as string}; use another key of the account, or create one.`);
       expect(resolveKey).toHaveBeenCalledTimes(1);
@@ -260,8 +279,9 @@ describe('the /v1 pipeline and the key policy', () => {
   });
 
   it('when an expired key is not cached, then it is looked up once and refused with its expiry', async () => {
-    const key = await newKey(await newAccount(), { expiresAt: new Date(Date.now() + 300).toISOString() });
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await gatewayOnTestClock();
+    const key = await newKey(await newAccount(), { expiresAt: new Date(Date.now() + 1_000).toISOString() });
+    moveClock(Date.parse(key.expiresAt as string) + 1);
     expectError(await publicGet(gateway, '/v1/pets', freshIp(), key.key), 401, 'unauthorized', /^This API key expired at /);
   });
 

@@ -66,9 +66,8 @@ describe('Redis outage', () => {
     await sleep(200);
     expect(limiter.mode).toBe('redis');
     await redis.server.stop();
-    await sleep(1_500);
-
-    expect(limiter.degraded).toBe(true);
+    await waitFor(() => limiter.degraded, 10_000, 'the limiter to fall back');
+    const outageBegan = performance.now();
     expect(limiter.mode).toBe('in-process (redis unavailable)');
     // The same quotas apply in-process.
     const during = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 3, perDay: 100 } };
@@ -78,14 +77,17 @@ describe('Redis outage', () => {
     expect((await limiter.consumeAnonymous('203.0.113.9', 1)).outcome).toBe('allowed');
     expect((await limiter.consumeAnonymous('203.0.113.9', 1)).outcome).toBe('limited');
 
+    // An outage of 3 s at least: a call that waited for Redis instead of its 250 ms deadline would take that long.
+    await sleep(3_000 - (performance.now() - outageBegan));
     await redis.server.start();
-    await waitFor(() => !limiter.degraded, 5_000, 'the limiter to return to Redis');
-    await sleep(100);
+    await waitFor(() => !limiter.degraded, 15_000, 'the limiter to return to Redis');
+    const answeredAfter = load.decisions.length;
+    await waitFor(() => load.decisions.length > answeredAfter, 10_000, 'traffic answered on Redis');
     await load.stop();
 
     expect(load.failures).toEqual([]);
     expect(load.decisions.every((d) => d.outcome === 'allowed')).toBe(true);
-    expect(Math.max(...load.durations)).toBeLessThan(1_000);
+    expect(Math.max(...load.durations)).toBeLessThan(2_000);
     expect(limiter.mode).toBe('redis');
     expect(modeChanges).toEqual([true, false]);
 
@@ -105,19 +107,20 @@ describe('Redis outage', () => {
     expect(lines.filter((l) => l.level === INFO && /Redis is back/.test(l.msg))).toHaveLength(1);
 
     await Promise.all([limiter.close(), replica.close()]);
-  }, 20_000);
+  }, 40_000);
 
   it('when Redis is down from the start, then the first requests are answered in-process at once', async () => {
     await redis.server.stop();
     const limiter = createLimiter({ redis: await redis.connection(100), logger: pino({ level: 'silent' }), ban });
     const started = performance.now();
     const decision = await limiter.consumeKey({ accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 1, perDay: 1 } });
-    expect(performance.now() - started).toBeLessThan(300);
+    // At once: not held until Redis is back (it is not, until the end of the test).
+    expect(performance.now() - started).toBeLessThan(2_000);
     expect(decision.outcome).toBe('allowed');
     expect(limiter.degraded).toBe(true);
 
     await redis.server.start();
-    await waitFor(() => !limiter.degraded, 5_000, 'the limiter to reach Redis');
+    await waitFor(() => !limiter.degraded, 15_000, 'the limiter to reach Redis');
     await limiter.close();
   }, 20_000);
 });

@@ -18,8 +18,8 @@ describe('slow Redis', () => {
     const subject = { accountId: randomUUID(), keyId: 'k', quotas: { perMinute: 100, perDay: 1000 } };
     expect((await limiter.consumeKey(subject)).outcome).toBe('allowed');
 
-    // The connection stays open; Redis just holds every client's commands for 1.5 s.
-    await server.server.client.call('CLIENT', 'PAUSE', '1500', 'ALL');
+    // The connection stays open; Redis just holds every client's commands for 4 s.
+    await server.server.client.call('CLIENT', 'PAUSE', '4000', 'ALL');
     const durations: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
@@ -27,10 +27,12 @@ describe('slow Redis', () => {
       durations.push(performance.now() - started);
     }
     expect(limiter.degraded).toBe(true);
-    expect(Math.max(...durations)).toBeLessThan(400);
+    // None waited out the pause: each ended at the 250 ms deadline or sooner (half the pause leaves a
+    // loaded machine all the room it needs).
+    expect(Math.max(...durations)).toBeLessThan(2_000);
 
-    await waitFor(() => !limiter.degraded, 5_000, 'the limiter to return to Redis');
+    await waitFor(() => !limiter.degraded, 15_000, 'the limiter to return to Redis');
     expect(limiter.mode).toBe('redis');
     await limiter.close();
-  }, 15_000);
+  }, 30_000);
 });

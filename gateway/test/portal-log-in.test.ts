@@ -7,6 +7,10 @@ import { PortalVisitor, setCookieLine } from './support/portal-visitor';
 
 const portal = usePortalGateways();
 const { gatewayWith, visitor, signedUp } = portal;
+// The idle-time test fakes `Date`; every test after it has the real clock again.
+afterEach(() => {
+  jest.useRealTimers();
+});
 
 describe('log-in and sessions', () => {
   it('when the password is wrong or the email unknown, then the answer is the same', async () => {
@@ -71,10 +75,13 @@ describe('log-in and sessions', () => {
   });
 
   it('when no request comes within the idle time, then the session is over', async () => {
+    // A clock that moves only when the test moves it (`Date` faked; timers run in real time): the
+    // idle time passes between two requests however long the requests before them took.
+    jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
     const shortLived = await gatewayWith({}, { ...CHEAP_HASHES, sessions: { idleMs: 400, absoluteMs: 60_000 } });
     const { browser } = await signedUp(shortLived);
     expect((await browser.get('/portal')).text).toContain('data-plan="free"');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    jest.setSystemTime(Date.now() + 600);
     const page = await browser.get('/portal');
     expect(page.text).toContain('action="/portal/login"');
     const post = await browser.post('/portal/keys', { _csrf: 'whatever' });

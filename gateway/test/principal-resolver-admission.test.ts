@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../src/store-errors';
 import { NOT_ADMITTED } from '../src/accounts/principal-resolver';
-import { generateApiKey } from '../src/keys/api-key';
+import { generateApiKey, hashApiKey } from '../src/keys/api-key';
 import { useResolverOnMemoryStore, withKey } from './support/principal-resolver';
 
 /**
@@ -13,9 +13,9 @@ describe('PrincipalResolver: admission of lookups (in-process store)', () => {
   it('when the admission of a lookup is refused, then NOT_ADMITTED and no store call; admitted, the store is asked', async () => {
     const { spy, service, resolver } = setup;
     const { key } = await withKey(service);
-    expect(await resolver.lookUp(key.key, { admit: async () => false })).toBe(NOT_ADMITTED);
+    expect(await resolver.lookUp(hashApiKey(key.key), { admit: async () => false })).toBe(NOT_ADMITTED);
     expect(spy.calls).toEqual([]);
-    expect(await resolver.lookUp(key.key, { admit: async () => true })).toMatchObject({ keyId: key.id });
+    expect(await resolver.lookUp(hashApiKey(key.key), { admit: async () => true })).toMatchObject({ keyId: key.id });
     expect(spy.calls).toEqual(['resolveKey']);
   });
 
@@ -24,10 +24,10 @@ describe('PrincipalResolver: admission of lookups (in-process store)', () => {
     const { key } = await withKey(service);
     const settled: boolean[] = [];
     const admission = { admit: async () => true, settle: (valid: boolean) => settled.push(valid) };
-    await resolver.lookUp(key.key, admission);
-    await resolver.lookUp(generateApiKey(), admission);
+    await resolver.lookUp(hashApiKey(key.key), admission);
+    await resolver.lookUp(hashApiKey(generateApiKey()), admission);
     spy.fail(true);
-    await expect(resolver.lookUp(generateApiKey(), admission)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(resolver.lookUp(hashApiKey(generateApiKey()), admission)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(settled).toEqual([true, false, false]);
   });
 
@@ -43,7 +43,7 @@ describe('PrincipalResolver: admission of lookups (in-process store)', () => {
         return true;
       },
     };
-    const results = await Promise.all(Array.from({ length: 20 }, () => resolver.lookUp(key.key, admit)));
+    const results = await Promise.all(Array.from({ length: 20 }, () => resolver.lookUp(hashApiKey(key.key), admit)));
     expect(results.every((r) => r !== null && r !== NOT_ADMITTED && r.keyId === key.id)).toBe(true);
     expect(admissions).toBe(1);
     expect(spy.calls).toEqual(['resolveKey']);
@@ -62,9 +62,9 @@ describe('PrincipalResolver: admission of lookups (in-process store)', () => {
       },
     });
     const [first, second, third] = await Promise.all([
-      resolver.lookUp(key.key, admission('first', false)),
-      resolver.lookUp(key.key, admission('second', true)),
-      resolver.lookUp(key.key, admission('third', true)),
+      resolver.lookUp(hashApiKey(key.key), admission('first', false)),
+      resolver.lookUp(hashApiKey(key.key), admission('second', true)),
+      resolver.lookUp(hashApiKey(key.key), admission('third', true)),
     ]);
     expect(first).toBe(NOT_ADMITTED);
     expect(second).toMatchObject({ keyId: key.id });

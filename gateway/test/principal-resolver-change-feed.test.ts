@@ -37,8 +37,8 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     await resolveKey(resolver, free.key.key);
     await resolveKey(resolver, pro.key.key);
     await service.setPlan('pro', { perMinute: 310, perDay: 10_100 });
-    expect(resolver.cached(free.key.key)).toMatchObject({ state: 'valid' });
-    expect(resolver.cached(pro.key.key)).toEqual({ state: 'recheck' });
+    expect(resolver.cached(hashApiKey(free.key.key))).toMatchObject({ state: 'valid' });
+    expect(resolver.cached(hashApiKey(pro.key.key))).toEqual({ state: 'recheck' });
     expect((await resolveKey(resolver, pro.key.key))?.quotas).toEqual({ perMinute: 310, perDay: 10_100 });
   });
 
@@ -49,9 +49,9 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     await service.updateAccount(account.id, { plan: 'pro' });
     expect((await resolveKey(resolver, key.key))?.quotas.perMinute).toBe(300);
     await service.setPlan('free', { perMinute: 61, perDay: 1_001 });
-    expect(resolver.cached(key.key)).toMatchObject({ state: 'valid' });
+    expect(resolver.cached(hashApiKey(key.key))).toMatchObject({ state: 'valid' });
     await service.setPlan('pro', { perMinute: 301, perDay: 10_001 });
-    expect(resolver.cached(key.key)).toEqual({ state: 'recheck' });
+    expect(resolver.cached(hashApiKey(key.key))).toEqual({ state: 'recheck' });
   });
 
   it('when other accounts are created or changed and other plans change, then a cached key is untouched: no store call, and it survives a store outage', async () => {
@@ -67,8 +67,8 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     await service.updateAccount(other.account.id, { perMinute: 5 });
     await service.setPlan('business', { perMinute: 1_100, perDay: 110_000 });
     await memory.announce({ type: 'account', accountId: 'acct_00000000000000000000' });
-    expect(resolver.cached(key.key)).toMatchObject({ state: 'valid' });
-    expect(resolver.cached(other.key.key)).toEqual({ state: 'recheck' });
+    expect(resolver.cached(hashApiKey(key.key))).toMatchObject({ state: 'valid' });
+    expect(resolver.cached(hashApiKey(other.key.key))).toEqual({ state: 'recheck' });
     expect(quotaChanges).toEqual([other.account.id, null, 'acct_00000000000000000000']);
 
     spy.fail(true);
@@ -83,7 +83,7 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     await resolveKey(resolver, key.key);
     await memory.announce({ type: 'account-created', accountId: account.id });
     await memory.announce({ type: 'key-added', keyId: key.id, hash: hashApiKey(key.key) });
-    expect(resolver.cached(key.key)).toMatchObject({ state: 'valid' });
+    expect(resolver.cached(hashApiKey(key.key))).toMatchObject({ state: 'valid' });
   });
 
   it('when a key is revoked while its lookup is under way, then the stale answer is not cached', async () => {

@@ -73,7 +73,7 @@ describe('PrincipalResolver: what a key resolves to (in-process store)', () => {
     const accountId = 'acct_AAAAAAAAAAAAAAAAAAAA';
     await memory.addKey({ id: 'key_AAAAAAAAAAAAAAAAAAAA', accountId, hash: hashApiKey(key), createdAt: new Date().toISOString(), revokedAt: null });
     expect(await resolveKey(resolver, key)).toBeNull();
-    expect(resolver.cached(key)).toEqual({ state: 'refused' });
+    expect(resolver.cached(hashApiKey(key))).toEqual({ state: 'refused' });
     await memory.createAccount({ id: accountId, name: 'Late', plan: 'free', perMinute: null, perDay: null, email: null, createdAt: new Date().toISOString() });
     expect(await resolveKey(resolver, key)).toMatchObject({ accountId });
   });

@@ -3,6 +3,7 @@ import { errorHandler, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
 import type { Logger } from '../../shared/src/logger';
 import type { Lifecycle } from '../../shared/src/http-server';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../../shared/src/settings';
 import { requestId } from '../../shared/src/request-id';
 import { authenticateInternalToken } from './http/authenticate';
 import { createCursorCodec } from './http/cursor';
@@ -21,10 +22,12 @@ export interface AppDeps {
   /** `PUBLIC_BASE_URL`: links are absolute on it; undefined, they are relative. */
   readonly publicBaseUrl?: string;
   readonly lifecycle?: Lifecycle;
+  /** `BODY_TIMEOUT_MS`: a request body must arrive whole within this, or 408 request_timeout. */
+  readonly bodyTimeoutMs?: number;
 }
 
 /** The HTTP application, without listening: main.ts and the tests decide where it runs. */
-export function createApp({ service, logger, accessLogger = logger, internalTokenSecret, publicBaseUrl, lifecycle = { draining: false } }: AppDeps): Express {
+export function createApp({ service, logger, accessLogger = logger, internalTokenSecret, publicBaseUrl, lifecycle = { draining: false }, bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // No ETag: Express would hash every body for it, and nothing here serves conditional requests.
@@ -41,7 +44,7 @@ export function createApp({ service, logger, accessLogger = logger, internalToke
   });
   app.use(getPetDeprecationHeaders);
   app.use(authenticateInternalToken(internalTokenSecret));
-  app.use(petsRoutes({ service, cursors: createCursorCodec(internalTokenSecret), publicBaseUrl }));
+  app.use(petsRoutes({ service, cursors: createCursorCodec(internalTokenSecret), publicBaseUrl, bodyTimeoutMs }));
   app.use(notFoundHandler);
   app.use(databaseUnavailable);
   app.use(errorHandler(logger));

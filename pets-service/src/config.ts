@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { EnvReader } from '../../shared/src/env';
-import { maskUrlCredentials } from '../../shared/src/redact';
+import { EnvReader, isUrlOf } from '../../shared/src/env';
+import { maskUrlCredentials, shownUrlValue } from '../../shared/src/redact';
 import { readSharedSettings, type SharedSettings } from '../../shared/src/settings';
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -92,15 +92,8 @@ function readDatabaseSettings(reader: EnvReader): DatabaseSettings {
 function readDatabaseUrl(reader: EnvReader): string | undefined {
   const raw = reader.string('DATABASE_URL');
   if (raw === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || !['postgres:', 'postgresql:'].includes(url.protocol)) {
-    const shown = url === undefined ? 'a value that is not a URL' : `"${withoutPassword(url)}"`;
-    reader.problem(`DATABASE_URL must be a postgres:// or postgresql:// URL (e.g. postgres://pets@db.internal:5432/pets), got ${shown}`);
+  if (!isUrlOf(raw.trim(), ['postgres:', 'postgresql:'])) {
+    reader.problem(`DATABASE_URL must be a postgres:// or postgresql:// URL with a host (e.g. postgres://pets@db.internal:5432/pets), got ${shownUrlValue(raw.trim())}`);
     return undefined;
   }
   return raw.trim();

@@ -1,7 +1,10 @@
+// First: tracing starts before the modules it instruments are loaded.
+import './tracing/preload';
 import { UPSTREAM_MAX_REQUEST_HEADERS } from '../../shared/src/client-errors';
 import { loadOrExit } from '../../shared/src/env';
 import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../../shared/src/http-server';
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
+import { keepServingThroughStrayErrors } from '../../shared/src/stray-errors';
 import { describeDatabase, loadPetsConfig } from './config';
 import { createPetsService } from './service';
 
@@ -16,6 +19,7 @@ async function main(): Promise<void> {
   const config = loadOrExit(() => loadPetsConfig(process.env), 'pets-service');
   const logFormat = logFormatOfStdout(config.production);
   const logger = createLogger('pets-service', config.logLevel, logFormat);
+  keepServingThroughStrayErrors(logger, 'pets-service');
   if (config.internalJwtSecretGenerated) {
     logger.warn('INTERNAL_JWT_SECRET is not set: using the generated development secret shared with the local gateway');
   }

@@ -40,6 +40,7 @@ export async function createPetsService(config: PetsConfig, { logger, accessLogg
       accessLogger,
       internalTokenSecret: config.internalJwtSecret,
       publicBaseUrl: config.publicBaseUrl,
+      bodyTimeoutMs: config.bodyTimeoutMs,
       lifecycle: { get draining() { return service.draining; } },
     }),
     draining: false,

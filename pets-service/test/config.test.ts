@@ -36,6 +36,7 @@ describe('pets-service configuration', () => {
       production: false,
       publicBaseUrl: undefined,
       apiEnvironment: 'production',
+      bodyTimeoutMs: 10_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(existsSync(path.dirname(dbPath))).toBe(true);
@@ -105,10 +106,16 @@ describe('pets-service configuration', () => {
     expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} `))]);
   });
 
-  it('when a refused DATABASE_URL holds a password, then the message does not show it', () => {
-    const [problem] = problemsOf({ INTERNAL_JWT_SECRET: SECRET, DATABASE_URL: 'mysql://root:hunter2@db/pets' });
-    expect(problem).toContain('mysql://root:***@db/pets');
-    expect(problem).not.toContain('hunter2');
+  it.each([
+    ['of another scheme', 'mysql://root:Sup3rSecretPw@db/pets', '"mysql://root:***@db/pets"'],
+    // Issue 24's review: one slash parsed as a path without a host; pg then went to its default host and the password was printed.
+    ['with one slash', 'postgres:/pets:Sup3rSecretPw@127.0.0.1:1/pets', '"postgres:/pets:***@127.0.0.1:1/pets"'],
+    ['without a scheme', 'pets:Sup3rSecretPw@127.0.0.1/pets', 'a value that is not a URL'],
+  ])('when a refused DATABASE_URL %s holds a password, then the message does not show it', (_what, url, shown) => {
+    const [problem] = problemsOf({ INTERNAL_JWT_SECRET: SECRET, DATABASE_URL: url });
+    expect(problem).toMatch(/^DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL with a host/);
+    expect(problem).toContain(shown);
+    expect(problem).not.toContain('Sup3rSecretPw');
   });
 
   it('when both PETS_DB_PATH and DATABASE_URL are set, then the start is refused: the pets live in one place', () => {
@@ -153,9 +160,9 @@ describe('pets-service configuration', () => {
     ]);
   });
 
-  it('when production is given a secret of one repeated character, then the pets-service refuses it as the gateway does', () => {
-    expect(problemsOf({ NODE_ENV: 'production', INTERNAL_JWT_SECRET: 'a'.repeat(32), PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
-      'INTERNAL_JWT_SECRET is too weak for production: it is one character repeated; generate one with: openssl rand -base64 32',
+  it.each(['a'.repeat(32), 'qwertyuiopasdfghjklzxcvbnm123456'])('when production is given INTERNAL_JWT_SECRET=%s, then the pets-service refuses it as the gateway does', (secret) => {
+    expect(problemsOf({ NODE_ENV: 'production', INTERNAL_JWT_SECRET: secret, PETS_DB_PATH: path.join(dir, 'pets.db') })).toEqual([
+      expect.stringMatching(/^INTERNAL_JWT_SECRET is too easy to guess for production \(about 10\^\d+ guesses would find it, fewer than the 10\^20 required[^)]*\); generate one with: openssl rand -base64 32$/),
     ]);
   });
 

@@ -72,6 +72,8 @@ export async function freshSchemaUrl(): Promise<string> {
 export interface TestServiceOptions {
   engine?: Engine;
   publicBaseUrl?: string;
+  /** `BODY_TIMEOUT_MS` (default: the service's). */
+  bodyTimeoutMs?: number;
   /** PostgreSQL only: pool settings, and a proxy the service reaches the server through. */
   postgres?: { poolSize?: number; connectTimeoutMs?: number; statementTimeoutMs?: number; via?: TcpProxy };
 }
@@ -92,8 +94,9 @@ export interface TestPetsService {
   close(): Promise<void>;
 }
 
-export async function startTestService({ engine = 'sqlite', publicBaseUrl, postgres = {} }: TestServiceOptions = {}): Promise<TestPetsService> {
+export async function startTestService({ engine = 'sqlite', publicBaseUrl, bodyTimeoutMs, postgres = {} }: TestServiceOptions = {}): Promise<TestPetsService> {
   const env: NodeJS.ProcessEnv = { INTERNAL_JWT_SECRET: SECRET, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: publicBaseUrl };
+  if (bodyTimeoutMs !== undefined) env.BODY_TIMEOUT_MS = String(bodyTimeoutMs);
   let dir: string | undefined;
   let direct: DatabaseSettings;
   if (engine === 'sqlite') {

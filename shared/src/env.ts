@@ -1,4 +1,4 @@
-import { maskUrlCredentials } from './redact';
+import { shownUrlValue } from './redact';
 import { GENERATE_SECRET_HINT, secretWeakness } from './secret-strength';
 
 /**
@@ -63,12 +63,11 @@ export class EnvReader {
     const raw = this.string(name) ?? fallback;
     if (raw === undefined) return undefined;
     try {
-      const url = new URL(raw);
-      if (!protocols.includes(url.protocol)) throw new Error('protocol');
+      if (!isUrlOf(raw, protocols)) throw new Error('protocol');
       return raw;
     } catch {
       // The value may hold a password: the message never does.
-      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${maskUrlCredentials(raw)}"`);
+      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, got ${shownUrlValue(raw)}`);
       return fallback;
     }
   }
@@ -78,15 +77,9 @@ export class EnvReader {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const entries = raw.split(',').map((entry) => entry.trim());
-    const invalid = entries.filter((entry) => {
-      try {
-        return !protocols.includes(new URL(entry).protocol);
-      } catch {
-        return true;
-      }
-    });
+    const invalid = entries.filter((entry) => !isUrlOf(entry, protocols));
     if (invalid.length > 0) {
-      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map((e) => `"${maskUrlCredentials(e)}"`).join(', ')} is not one`);
+      this.problems.push(`${name} must be a comma-separated list of URLs starting with ${protocols.map((p) => `${p}//`).join(' or ')}, but ${invalid.map(shownUrlValue).join(', ')} is not one`);
       return fallback;
     }
     return entries;
@@ -105,7 +98,7 @@ export class EnvReader {
   /**
    * A secret that production must be given, at least `minLength` characters long (the minimums
    * are in `settings.ts`); elsewhere `developmentValue()` provides one. In
-   * production it must also not be obviously chosen by a person (`secretWeakness`).
+   * production it must also be hard to guess (`secretWeakness`).
    */
   secret(name: string, developmentValue: () => string, minLength: number): { value: string; generated: boolean } {
     const raw = this.string(name);
@@ -121,11 +114,11 @@ export class EnvReader {
     return { value: developmentValue(), generated: true };
   }
 
-  /** In production, a problem when `value` (the secret called `what`) is obviously weak; the message never shows the value. */
+  /** In production, a problem when `value` (the secret called `what`) is too easy to guess; the message never shows the value. */
   strongInProduction(what: string, value: string): void {
     if (!this.production) return;
     const weakness = secretWeakness(value);
-    if (weakness) this.problems.push(`${what} is too weak for production: ${weakness}; ${GENERATE_SECRET_HINT}`);
+    if (weakness) this.problems.push(`${what} is too easy to guess for production (${weakness}); ${GENERATE_SECRET_HINT}`);
   }
 
   problem(message: string): void {
@@ -135,6 +128,19 @@ export class EnvReader {
   /** Throws a ConfigError listing every problem found, if any. */
   finish(): void {
     if (this.problems.length > 0) throw new ConfigError(this.problems);
+  }
+}
+
+/**
+ * Whether `raw` is a URL with one of `protocols` and a host: `redis:/app:pw@host` (one slash) parses
+ * as a path without a host, and a client library would then quietly connect to its default host.
+ */
+export function isUrlOf(raw: string, protocols: readonly string[]): boolean {
+  try {
+    const url = new URL(raw);
+    return protocols.includes(url.protocol) && url.host !== '';
+  } catch {
+    return false;
   }
 }
 

@@ -3,7 +3,6 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Logger } from 'pino';
 import { sendJson } from './json-response';
-import type { ComponentSchema } from './openapi'; // type-only: the document imports ERROR_CODES from here
 
 /** Every error code a client can see, with its HTTP status. The single catalogue. */
 export const ERROR_CATALOGUE = {
@@ -45,8 +44,22 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
+/**
+ * The Error shape of every refusal, as the interface description states it (`openapi/schemas.ts`
+ * takes it from here, so the document imports this module and never the other way round).
+ */
+export const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['code', 'message', 'status'],
+  properties: {
+    code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code.' },
+    message: { type: 'string', description: 'Human-readable description.' },
+    status: { type: 'integer', description: 'The HTTP status code.' },
+  },
+} as const;
+
 /** The Error shape's three fields, derived from its schema (which lets a later version add more: clients ignore them). */
-export type ErrorBody = Pick<FromSchema<ComponentSchema<'Error'>>, 'code' | 'message' | 'status'>;
+export type ErrorBody = Pick<FromSchema<typeof ERROR_SCHEMA>, 'code' | 'message' | 'status'>;
 
 /**
  * An error meant for the client, answered in the Error shape with its headers: its code and
@@ -94,7 +107,11 @@ export function sendError(res: ServerResponse, error: ErrorAnswer): void {
   sendJson(res, error.status, error.toBody());
 }
 
-/** Errors raised by body-parser carry a `type`; map the ones a client causes. */
+/**
+ * Errors raised by body-parser carry a `type`; map the ones a client causes. The gateway and the
+ * pets-service read bodies with their own reader (`request-body.ts`), which refuses in ApiErrors;
+ * this is the one mapping for a body-parser an operator's middleware may still use.
+ */
 function fromBodyParser(err: unknown): ApiError | undefined {
   if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
   const { type } = err as { type: unknown; limit?: number };
@@ -148,6 +165,14 @@ function fromStaticFiles(err: unknown): ApiError | undefined {
 }
 
 /**
+ * What a client may be told about an error, as an answer of this catalogue: an ErrorAnswer as it
+ * is, or what body-parser, the router or a static file meant by theirs; undefined for a fault.
+ */
+export function knownAnswer(err: unknown): ErrorAnswer | undefined {
+  return err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
+}
+
+/**
  * Closes the connection with this answer when the request announced a body that has not arrived
  * in full: nobody read it, and after a refusal nobody will. A keep-alive connection would have to
  * be read to its next request: a gigabyte, if that is what was announced. Call before the head is written.
@@ -162,23 +187,44 @@ export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): vo
  * The one error handler of both services: client errors in the Error shape,
  * anything unexpected logged with its stack and answered with a generic 500. A refusal of a
  * request whose body is still to come closes the connection: the body is never read.
+ * Nothing goes on to Express's own final handler (an HTML page, with the stack in development,
+ * logged as plain text): an answer that cannot be written (a header value an error brought that
+ * Node refuses) becomes the generic 500, and an error after the head was sent ends the response.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, next) => {
+  return (err, req, res, _next) => {
+    const log = (req as { log?: Logger }).log ?? logger;
     if (res.headersSent) {
-      next(err);
+      log.error({ err }, 'error after the answer had begun: the response is cut short');
+      res.destroy();
       return;
     }
     closeIfBodyUnread(req, res);
-    const known = err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
-    if (known) {
-      sendError(res, known);
-      return;
+    const known = knownAnswer(err);
+    if (!known) log.error({ err }, 'unhandled error');
+    try {
+      sendError(res, known ?? internalError());
+    } catch (writeError) {
+      log.error({ err: writeError, answering: err }, 'the error answer could not be written: answered 500 instead');
+      answerInternalError(res, known);
     }
-    const log = (req as { log?: Logger }).log ?? logger;
-    log.error({ err }, 'unhandled error');
-    sendError(res, new ApiError('internal_error', 'The server failed to handle the request.'));
   };
+}
+
+function internalError(): ApiError {
+  return new ApiError('internal_error', 'The server failed to handle the request.');
+}
+
+/** The generic 500 in place of `failed`, whose headers are taken back; the connection is cut if even that cannot be written. */
+function answerInternalError(res: ServerResponse, failed: ErrorAnswer | undefined): void {
+  try {
+    for (const name of Object.keys(failed?.headers ?? {})) {
+      if (res.hasHeader(name)) res.removeHeader(name);
+    }
+    sendError(res, internalError());
+  } catch {
+    res.destroy();
+  }
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

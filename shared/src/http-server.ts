@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { stopTracing } from './tracing/runtime';
 import { MAX_REQUEST_HEADERS, answerEarly, answerRefusedRequests, parserHeaderLimit, requestHeadRefusal } from './client-errors';
 
 /**
@@ -153,6 +154,8 @@ export function stopOnSignals({ name, logger, servers, markDraining, release, li
     }, limitMs).unref();
     Promise.all(servers.map((server) => server.drain()))
       .then(() => release())
+      // The spans of the last requests, still in the batch, are exported before the exit.
+      .then(() => stopTracing())
       .then(
         () => process.exit(0),
         (err: unknown) => {

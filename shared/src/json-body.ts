@@ -1,6 +1,8 @@
 import contentType from 'content-type';
-import express, { type RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import { ApiError } from './errors';
+import { declaresBody, readWholeBody } from './request-body';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8']);
@@ -31,18 +33,16 @@ export const requireJsonContentType: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/**
- * Reads the raw bytes (413 past the limit, mapped by the shared error handler) and leaves
- * parsing to `parseJsonBody`: body-parser's JSON parser would turn an empty body into `{}`,
- * which must be reported as a missing body instead.
- */
-// `inflate: false`: a compressed body is answered 415 instead of being inflated (a corrupt one was a 500).
-export const readRawBody: RequestHandler = express.raw({ type: () => true, limit: MAX_BODY_BYTES, inflate: false });
+/** Whether the body is sent as it is (no `Content-Encoding` other than identity): a compressed one is refused, never inflated. */
+export function sentUncompressed(req: IncomingMessage): boolean {
+  const encoding = req.headers['content-encoding'];
+  return encoding === undefined || encoding.trim().toLowerCase() === 'identity';
+}
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** The JSON value of a body read by `readRawBody`; throws the client-facing error otherwise. */
+/** The JSON value of a body's bytes; throws the client-facing error otherwise. */
 export function parseJsonBody(raw: unknown, expected = 'a JSON object'): unknown {
   const bytes = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
   let text: string;
@@ -75,18 +75,28 @@ export function parseJsonBody(raw: unknown, expected = 'a JSON object'): unknown
   return value;
 }
 
+export interface JsonBodyOptions {
+  /** The whole body must arrive within this (`BODY_TIMEOUT_MS`), or the answer is 408 request_timeout. */
+  timeoutMs: number;
+  /** What the body should be, for the message of a missing one (default: "a JSON object"). */
+  expected?: string;
+}
+
 /**
- * The body rules of both services in one middleware: `application/json` (415), at most 16 KiB
- * (413), present (400 invalid_body) and valid JSON (400 malformed_json); `req.body` is the value.
+ * The body rules of both services in one middleware: `application/json` (415), sent uncompressed
+ * (415), at most 16 KiB (413 at once on a declared length), within the body deadline (408), present
+ * (400 invalid_body) and valid JSON (400 malformed_json); `req.body` is the value. Read by the one
+ * body reader (`request-body.ts`): a refused body is never read to its end.
  */
-export function jsonBody(expected?: string): RequestHandler {
+export function jsonBody({ timeoutMs, expected }: JsonBodyOptions): RequestHandler {
   return (req, res, next) => {
     requireJsonContentType(req, res, (error?: unknown) => {
       if (error) return next(error);
-      readRawBody(req, res, (readError?: unknown) => {
+      if (!sentUncompressed(req)) return next(new ApiError('unsupported_media_type', 'Content-Encoding is not supported: send the body uncompressed.'));
+      readWholeBody(req, res, { maxBytes: MAX_BODY_BYTES, timeoutMs }, (readError, raw) => {
         if (readError) return next(readError);
         try {
-          req.body = parseJsonBody(req.body, expected);
+          req.body = parseJsonBody(raw, expected);
           next();
         } catch (parseError) {
           next(parseError);
@@ -101,11 +111,10 @@ export function jsonBody(expected?: string): RequestHandler {
  * `Transfer-Encoding`, and no `Content-Length` or `Content-Length: 0`) reads as `{}`, whatever its
  * content type; a request with a body meets every rule of `jsonBody`.
  */
-export function optionalJsonBody(expected?: string): RequestHandler {
-  const withBody = jsonBody(expected);
+export function optionalJsonBody(options: JsonBodyOptions): RequestHandler {
+  const withBody = jsonBody(options);
   return (req, res, next) => {
-    const declared = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
-    if (declared) return withBody(req, res, next);
+    if (declaresBody(req)) return withBody(req, res, next);
     req.body = {};
     next();
   };

@@ -1,4 +1,5 @@
-import pino, { type Logger, type LevelWithSilent } from 'pino';
+import pino, { type Logger, type LevelWithSilent, type LoggerOptions } from 'pino';
+import { tracing } from './tracing/runtime';
 
 /** Headers that carry credentials never reach a log line, wherever a logged object holds them (one level down too). */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-admin-token', 'x-api-key'];
@@ -37,8 +38,17 @@ function prettyStream() {
   return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
 }
 
+/**
+ * With tracing on, every line carries the active span's `trace_id`, `span_id` and `trace_flags`, so
+ * a line written while a request is handled leads to its trace. Installed only then: off, pino
+ * calls no mixin at all.
+ */
+function traceFields(): Pick<LoggerOptions, 'mixin'> {
+  return tracing ? { mixin: tracing.logFields } : {};
+}
+
 export function createLogger(name: string, level: LevelWithSilent | string = 'info', format: LogFormat = 'json'): Logger {
-  const options = { name, level, redact: { paths: REDACTED, censor: '[redacted]' } };
+  const options = { name, level, redact: { paths: REDACTED, censor: '[redacted]' }, ...traceFields() };
   return format === 'pretty' ? pino(options, prettyStream()) : pino(options);
 }
 
@@ -56,7 +66,7 @@ const ACCESS_LOG_FLUSH_MS = 500;
  * buffered: a person is reading, and the cost does not matter there.
  */
 export function createAccessLogger(name: string, level: LevelWithSilent | string = 'info', format: LogFormat = 'json'): Logger {
-  if (format === 'pretty') return pino({ name, level }, prettyStream());
+  if (format === 'pretty') return pino({ name, level, ...traceFields() }, prettyStream());
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
   const flush = () => {
     try {
@@ -73,5 +83,5 @@ export function createAccessLogger(name: string, level: LevelWithSilent | string
       // stdout already closed: nothing left to write to
     }
   });
-  return pino({ name, level }, destination);
+  return pino({ name, level, ...traceFields() }, destination);
 }

@@ -1,8 +1,9 @@
 import type { FromSchema } from 'json-schema-to-ts';
-// Type-only: the document imports PET_STATUSES from here, and the bodies' types come from it.
+// The bodies' types come from the document.
 import type { ComponentSchema } from './openapi';
+import { PET_STATUSES } from './openapi/value-rules';
 
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
+export { PET_STATUSES };
 export type PetStatus = (typeof PET_STATUSES)[number];
 
 /** A create request as the client may send it (`status` may be left out: it defaults). */

@@ -9,6 +9,15 @@ describe('maskUrlCredentials', () => {
     ['http://user:pw@host:notaport', 'http://user:***@host:notaport'],
     ['REDIS_URL must be a URL, got "http://u:pw@h"', 'REDIS_URL must be a URL, got "http://u:***@h"'],
     ['redis://cache:6379', 'redis://cache:6379'],
+    // Issue 24's review: these were printed with their passwords.
+    ['REDIS_URL=redis:/app:Sup3rSecretPw@127.0.0.1:1', 'REDIS_URL=redis:/app:***@127.0.0.1:1'],
+    ['redis://app:Sup3r Secret@Pw@127.0.0.1:6390', 'redis://app:***@127.0.0.1:6390'],
+    ['database: "postgres:/pets:Sup3rSecretPw@127.0.0.1:1/pets"', 'database: "postgres:/pets:***@127.0.0.1:1/pets"'],
+    ['redis://s3cret pass@cache', 'redis://***@cache'],
+    ['from redis://a:pw1@h1 to rediss://b:pw2@h2:6380', 'from redis://a:***@h1 to rediss://b:***@h2:6380'],
+    ['redis://cache:6379\nmail me at ann@example.com', 'redis://cache:6379\nmail me at ann@example.com'],
+    // When in doubt, more is masked, never less.
+    ['redis://cache:6379 for ann@example.com', 'redis://cache:***@example.com'],
     ['mail me at ann@example.com', 'mail me at ann@example.com'],
   ])('when %s is printed, then it reads %s', (text, shown) => {
     expect(maskUrlCredentials(text)).toBe(shown);
@@ -26,6 +35,11 @@ describe('redactSecrets', () => {
     ['/v1/pets?auth=Bearer%20eyJhbGciOi', '/v1/pets?auth=Bearer%20[redacted]'],
     ['Bearer eyJhbGciOiJIUzI1NiJ9.x.y', 'Bearer [redacted]'],
     ['/v1/pets?limit=20&status=available', '/v1/pets?limit=20&status=available'],
+    // Issue 24's review: percent-encoded underscores hid the key from the pattern (the gateway decodes them).
+    [`/v1/pets?x=ask%5Flive%5F${key.slice(9)}`, '/v1/pets?x=ask%5Flive%5F[redacted]'],
+    [`/v1/pets/ask%5flive%5f${key.slice(9)}`, '/v1/pets/ask%5flive%5f[redacted]'],
+    [`/v1/pets/%61sk_test_%34eC39Hq`, '/v1/pets/%61sk_test_[redacted]'],
+    ['/v1/pets?q=100%25&status=sold', '/v1/pets?q=100%25&status=sold'],
   ])('when %s is logged, then it reads %s', (text, shown) => {
     expect(redactSecrets(text)).toBe(shown);
   });

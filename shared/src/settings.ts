@@ -19,6 +19,9 @@ export const API_ENVIRONMENTS = ['production', 'staging'] as const;
 export type ApiEnvironment = (typeof API_ENVIRONMENTS)[number];
 export const DEFAULT_API_ENVIRONMENT: ApiEnvironment = 'production';
 
+/** How long a request body may take to arrive whole, unless BODY_TIMEOUT_MS says otherwise. */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+
 /** The path every public URL of the API starts with. */
 export const PUBLIC_PATH_PREFIX = '/v1';
 
@@ -32,6 +35,8 @@ export interface SharedSettings {
   /** `PUBLIC_BASE_URL` without a trailing slash (it ends in `/v1`), or undefined: links are relative then. */
   readonly publicBaseUrl: string | undefined;
   readonly apiEnvironment: ApiEnvironment;
+  /** `BODY_TIMEOUT_MS`: a request body (JSON, a portal form, an admin request) must arrive whole within this, or 408 request_timeout. */
+  readonly bodyTimeoutMs: number;
 }
 
 /**
@@ -72,6 +77,7 @@ export function readSharedSettings(read: EnvReader): SharedSettings {
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     publicBaseUrl: readPublicBaseUrl(read),
     apiEnvironment: read.oneOf('API_ENVIRONMENT', DEFAULT_API_ENVIRONMENT, API_ENVIRONMENTS),
+    bodyTimeoutMs: read.integer('BODY_TIMEOUT_MS', DEFAULT_BODY_TIMEOUT_MS, { min: 1, max: 600_000 }),
   };
 }
 

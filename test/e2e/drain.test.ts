@@ -2,7 +2,7 @@ import http from 'node:http';
 import { connect } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { signInternalToken } from '../../shared/src/internal-token';
-import { sleep } from '../helpers/ports';
+import { sleep, waitFor } from '../helpers/ports';
 import { COMPILED, ServiceProcess, spawnOnFreePorts } from '../helpers/processes';
 import { createAccountWithKey, startSystem, TEST_ADMIN_TOKEN, TEST_SECRET, type SystemHandle } from '../helpers/system';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -83,7 +83,7 @@ describe('stopping under keep-alive traffic', () => {
   });
   afterEach(() => system?.stop());
 
-  it('when the gateway gets SIGTERM while clients keep sending on keep-alive connections, then every answer is whole and it exits 0 within 2 s', async () => {
+  it('when the gateway gets SIGTERM while clients keep sending on keep-alive connections, then every answer is whole and it exits 0 without waiting out idle connections', async () => {
     const gateway = system.gateways[0]!;
     let signalled = 0;
     const before: Outcome[] = [];
@@ -95,13 +95,14 @@ describe('stopping under keep-alive traffic', () => {
     const stoppedInMs = Date.now() - signalled;
     const outcomes = await traffic;
     expect(code).toBe(0);
-    expect(stoppedInMs).toBeLessThan(2_000);
+    // Idle keep-alive connections are closed at once: not left to their 5 s timeout (generous below it).
+    expect(stoppedInMs).toBeLessThan(4_500);
     expectOnlyWholeAnswers(outcomes, 200);
     // Connections were closed by the server as their responses ended: the last answer on each said so.
     expect(outcomes.some((o) => o.connection === 'close')).toBe(true);
   });
 
-  it('when the pets-service gets SIGTERM while the gateway keeps sending on its keep-alive pool, then it exits 0 within 2 s', async () => {
+  it('when the pets-service gets SIGTERM while the gateway keeps sending on its keep-alive pool, then it exits 0 without waiting out idle connections', async () => {
     const token = signInternalToken(TEST_SECRET, { issuer: 'service:drain-test', subject: 'service:drain-test', lifetimeSeconds: 300 });
     let signalled = 0;
     const before: Outcome[] = [];
@@ -109,10 +110,9 @@ describe('stopping under keep-alive traffic', () => {
     await untilAnswered(before, 25);
     signalled = Date.now();
     system.pets.child.kill('SIGTERM');
-    const code = await system.pets.waitForExit();
-    const stoppedInMs = Date.now() - signalled;
-    expect(code).toBe(0);
-    expect(stoppedInMs).toBeLessThan(2_000);
+    // 0: it finished before its 9.5 s stop limit (past it, the exit is 1), where its idle keep-alive
+    // connections (65 s) would have held it.
+    expect(await system.pets.waitForExit()).toBe(0);
     expectOnlyWholeAnswers(await traffic, 200);
   });
 });
@@ -120,16 +120,24 @@ describe('stopping under keep-alive traffic', () => {
 describe('draining with a slow request in flight', () => {
   let slowUpstream: Server;
   let dataDir: string;
+  let arrived: () => void;
+  /** Resolved when the upstream has a request: it is in flight at the gateway. */
+  const received = new Promise<void>((resolve) => (arrived = resolve));
+  let release: () => void;
+  /** Resolved when the test lets the upstream answer the request it holds. */
+  const released = new Promise<void>((resolve) => (release = resolve));
 
   beforeAll(async () => {
-    // Answers every request after 800 ms: a request in flight when the stop begins.
+    // Holds every request until the test releases it: a request in flight for as long as the test needs.
     slowUpstream = createServer((_req, res) => {
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('[]'), 800);
+      arrived();
+      void released.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('[]'));
     });
     await new Promise<void>((resolve) => slowUpstream.listen(0, '127.0.0.1', resolve));
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'drain-'));
   });
   afterAll(() => {
+    release();
     slowUpstream.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -144,27 +152,35 @@ describe('draining with a slow request in flight', () => {
         PETS_URL: upstreamUrl,
         ADMIN_TOKEN: TEST_ADMIN_TOKEN,
         INTERNAL_JWT_SECRET: TEST_SECRET,
+        // The stop's first line (info) tells the test the stop has begun.
+        LOG_LEVEL: 'info',
       });
       await child.ready(`http://127.0.0.1:${port}/healthz`);
       return { child, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}` };
     });
     const { key } = await createAccountWithKey(gateway.adminUrl);
     const slow = send(new http.Agent({ keepAlive: true }), `${gateway.url}/v1/pets`, { authorization: `Bearer ${key}` });
-    // A readiness probe whose request has begun (headers half sent) when the stop begins: it is received, so it is answered.
+    await received;
+    // An open connection the gateway has accepted (it answered on it), with a readiness probe begun
+    // (headers half sent) when the stop begins: it is received, so it is answered.
     const probe = connect(Number(new URL(gateway.url).port), '127.0.0.1');
     let answer = '';
     probe.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
     const probeClosed = new Promise((resolve) => probe.once('close', resolve));
     await new Promise((resolve) => probe.once('connect', resolve));
+    probe.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await waitFor(() => answer.includes('{"status":"ok"}'), 10_000, 'the probe connection to be answered once');
+    answer = '';
     probe.write('GET /readyz HTTP/1.1\r\nHost: localhost\r\n');
-    await sleep(200);
     gateway.child.child.kill('SIGTERM');
-    await sleep(100);
+    // The stop has begun (it says so, then marks the process draining in the same step).
+    await waitFor(() => gateway.child.output.includes('stopping: finishing the requests in flight'), 10_000, 'the gateway to begin its stop');
     probe.write('\r\n');
     await probeClosed;
     expect(answer).toMatch(/^HTTP\/1\.1 503 /);
     expect(answer).toMatch(/\r\nConnection: close\r\n/i);
     expect(answer).toContain('"status":"draining"');
+    release();
     expect(await slow).toMatchObject({ status: 200, complete: true, connection: 'close', body: '[]' });
     expect(await gateway.child.waitForExit()).toBe(0);
   });

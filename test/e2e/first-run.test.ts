@@ -66,6 +66,14 @@ describe('production start without secrets', () => {
     expect(pets.output).toContain('INTERNAL_JWT_SECRET');
   });
 
+  it('when NODE_ENV=production has a guessable INTERNAL_JWT_SECRET (issue 24), then the pets-service refuses to start naming it, without the value', async () => {
+    const pets = ServiceProcess.spawn(COMPILED.pets, { NODE_ENV: 'production', PETS_PORT: String(await freePort()), INTERNAL_JWT_SECRET: 'qwertyuiopasdfghjklzxcvbnm123456' });
+    expect(await pets.waitForExit()).toBe(1);
+    expect(pets.output).toContain('INTERNAL_JWT_SECRET is too easy to guess for production');
+    expect(pets.output).toContain('openssl rand -base64 32');
+    expect(pets.output).not.toContain('qwertyuiop');
+  });
+
   it.each(['Production', 'PRODUCTION'])('when NODE_ENV=%s, then the gateway starts in production mode: secrets required, no generated token, no demo key', async (nodeEnv) => {
     const refused = ServiceProcess.spawn(COMPILED.gateway, { NODE_ENV: nodeEnv, PORT: String(await freePort()) });
     expect(await refused.waitForExit()).toBe(1);
@@ -76,8 +84,8 @@ describe('production start without secrets', () => {
       NODE_ENV: nodeEnv,
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
-      ADMIN_TOKEN: 'a-production-admin-token-0123456789',
-      // As `openssl rand -base64 32` makes one: production refuses obvious patterns.
+      // Production refuses what is easy to guess: a random part, as `openssl rand -base64 32` makes one.
+      ADMIN_TOKEN: 'a-production-admin-token-Kd8Wq2Zr5Ys1Nv4Xb7',
       INTERNAL_JWT_SECRET: 'q3Vn8R1kXw2Lp9ZcT6yHf0Jd5MbGs4Ae7Ut+Ki/O=',
     });
     try {

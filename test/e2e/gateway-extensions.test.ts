@@ -43,6 +43,10 @@ export default [
       case 'next': return next(new Error('a bug in a plugin: next'));
       case 'server-status': return next(Object.assign(new Error('secret internals'), { status: 503, code: 'down' }));
       case 'teapot': return next(Object.assign(new Error('No tea here.'), { status: 418, code: 'no_tea' }));
+      case 'crlf-header': return next(Object.assign(new Error('x'), { status: 416, headers: { 'Content-Range': 'bytes */1\\r\\nX-Evil: 1' } }));
+      case 'timer':
+        setTimeout(() => { throw new Error('a bug in a plugin: timer'); }, 10);
+        return next();
       case 'answer': return res.status(202).json({ answeredBy: 'plugin' });
       default: return next();
     }
@@ -143,6 +147,21 @@ describe('the gateway extended: operator middleware, browsers, public links', ()
       expect(hasRateLimitHeaders(reply)).toBe(true);
       const logged = fault === 'server-status' ? 'secret internals' : `a bug in a plugin: ${{ throw: 'sync', reject: 'async', next: 'next' }[fault]}`;
       await waitFor(() => extended.process.output.includes(logged), 5_000, `the log line "${logged}"`);
+    });
+
+    it('when a module passes an error whose header Node refuses, then the Error shape 500, never Express\'s HTML page (the process runs in development)', async () => {
+      const reply = await v1(extended, '/pets', { key: unlisted.key, headers: { 'X-Test-Fault': 'crlf-header' } });
+      expectError(reply, 500, 'internal_error');
+      expect(reply.headers['x-evil']).toBeUndefined();
+      expect(reply.text).not.toMatch(/<html|<pre|at /i);
+    });
+
+    it('when a module throws in a timer, outside any request, then the error is logged through pino and the gateway keeps serving', async () => {
+      expect((await v1(extended, '/pets', { key: unlisted.key, headers: { 'X-Test-Fault': 'timer' } })).status).toBe(200);
+      await waitFor(() => /"level":50[^\n]*a bug in a plugin: timer/.test(extended.process.output), 5_000, 'the logged timer error');
+      expect(extended.process.output).toContain('an error nobody caught (outside any request); logged, the process keeps serving');
+      expect((await call(`${extended.url}/healthz`)).status).toBe(200);
+      expect((await v1(extended, '/pets', { key: unlisted.key })).status).toBe(200);
     });
 
     it('when modules cannot be loaded or export no middleware, then the gateway refuses to start, naming every one', async () => {

@@ -2,7 +2,7 @@ import { PortalVisitor } from '../../gateway/test/support/portal-visitor';
 import { sleep, waitFor } from '../helpers/ports';
 import type { TestRedisCluster } from '../helpers/redis-cluster';
 import type { TestRedis } from '../helpers/redis-server';
-import { admin, createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
+import { TEST_ADMIN_TOKEN, admin, createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
 import { call, expectError, hasRateLimitHeaders, metricValue, rateLimitOf, statusCounts, type Reply } from '../helpers/traffic';
 
 /**
@@ -60,7 +60,7 @@ describe('gateway replicas on a Redis Cluster', () => {
   it('when the gateways run on the cluster, then readiness and metrics say so', async () => {
     for (const gateway of [a, b]) {
       expect((await call(`${gateway.url}/readyz`)).json).toEqual({ status: 'ready', rateLimiter: 'redis-cluster' });
-      const metrics = await (await fetch(`${gateway.adminUrl}/metrics`, { headers: { authorization: 'Bearer test-admin-token-0123456789' } })).text();
+      const metrics = await (await fetch(`${gateway.adminUrl}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();
       expect(metrics).toContain('gateway_store_info{store="redis-cluster"} 1');
       expect(await metricValue(gateway.adminUrl, 'gateway_rate_limiter_unavailable_parts')).toBe(0);
     }

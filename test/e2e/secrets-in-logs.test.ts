@@ -17,6 +17,8 @@ describe('start-up messages', () => {
   it.each([
     ['a URL of another scheme', `http://app:${PASSWORD}@cache:6379`],
     ['a value that is no URL at all', `redis://app:${PASSWORD}@cache:notaport`],
+    // Issue 24's review: one slash, a path without a host, was accepted and printed whole.
+    ['a URL with one slash', `redis:/app:${PASSWORD}@cache:1`],
   ])('when REDIS_URL is %s with a password, then the refusal names REDIS_URL without the password', async (_what, url) => {
     const gateway = ServiceProcess.spawn(COMPILED.gateway, { PORT: String(await freePort()), INTERNAL_JWT_SECRET: TEST_SECRET, REDIS_URL: url });
     expect(await gateway.waitForExit()).toBe(1);
@@ -30,6 +32,18 @@ describe('start-up messages', () => {
     expect(await gateway.waitForExit()).toBe(1);
     expect(gateway.output).toContain('ops:***@pets');
     expect(gateway.output).not.toContain(PASSWORD);
+  });
+
+  it.each([
+    // Issue 24's review: the fatal line printed it whole (pg went to its default host, the rest as a database name).
+    ['with one slash, refused', `postgres:/pets:${PASSWORD}@127.0.0.1:1/pets`, 'DATABASE_URL must be a postgres:// or postgresql:// URL with a host'],
+    ['whose password holds a space and an @, unreachable', `postgres://pets:Sup3r ${PASSWORD}@Pw@127.0.0.1:1/pets`, 'pets-service cannot open its database'],
+  ])('when the pets-service is given a DATABASE_URL %s, then its last words name the database without the password', async (_what, databaseUrl, words) => {
+    const pets = ServiceProcess.spawn(COMPILED.pets, { PETS_PORT: String(await freePort()), INTERNAL_JWT_SECRET: TEST_SECRET, DATABASE_URL: databaseUrl, DATABASE_CONNECT_TIMEOUT_MS: '1000' });
+    expect(await pets.waitForExit()).toBe(1);
+    expect(pets.output).toContain(words);
+    expect(pets.output).toContain('pets:***@127.0.0.1:1/pets');
+    expect(pets.output).not.toContain(PASSWORD);
   });
 });
 
@@ -46,7 +60,8 @@ describe('a running gateway', () => {
         ADMIN_TOKEN: TEST_ADMIN_TOKEN,
         INTERNAL_JWT_SECRET: TEST_SECRET,
         // Nobody listens there: the gateway starts limiting in process and says where it could not reach.
-        REDIS_URL: `redis://app:${PASSWORD}@127.0.0.1:${closedRedisPort}`,
+        // The password holds a space and an @ (issue 24's review: then printed whole).
+        REDIS_URL: `redis://app:Sup3r ${PASSWORD}@Pw@127.0.0.1:${closedRedisPort}`,
         LOG_LEVEL: 'info',
       });
       await child.ready(`http://127.0.0.1:${port}/healthz`);
@@ -74,6 +89,16 @@ describe('a running gateway', () => {
     expect(gateway.output).toContain('"url":"/docs/?key=[redacted]"');
     expect(gateway.output).not.toContain('4eC39HqLyjWD');
     expect(gateway.output).not.toContain('eyJhbGciOiJIUzI1NiJ9');
+  });
+
+  it('when a key has percent-encoded underscores, in the query or the path, then the access log has it redacted too', async () => {
+    const encoded = KEY.replaceAll('_', '%5F');
+    expect((await fetch(`${url}/v1/pets?x=${encoded}`)).status).toBe(401);
+    expect((await fetch(`${url}/v1/pets/${encoded}`)).status).toBe(401);
+    await waitFor(() => gateway.output.includes('"url":"/v1/pets/ask%5Flive%5F'), 5_000, 'the access lines');
+    expect(gateway.output).toContain('"url":"/v1/pets?x=ask%5Flive%5F[redacted]"');
+    expect(gateway.output).toContain('"url":"/v1/pets/ask%5Flive%5F[redacted]"');
+    expect(gateway.output).not.toContain('4eC39HqLyjWD');
   });
 });
 

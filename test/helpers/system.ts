@@ -37,12 +37,14 @@ export interface SystemOptions {
   redisCluster?: boolean;
   replicas?: number;
   gatewayEnv?: Record<string, string>;
+  /** Settings of the pets-service on top of the test defaults. */
+  petsEnv?: Record<string, string>;
   /** Point the gateways somewhere else than the pets-service started here. */
   petsUrl?: string;
 }
 
 /** The real system from the compiled build: one pets-service and N gateway processes. */
-export async function startSystem({ redis: withRedis = false, redisCluster = false, replicas = 1, gatewayEnv = {}, petsUrl }: SystemOptions = {}): Promise<SystemHandle> {
+export async function startSystem({ redis: withRedis = false, redisCluster = false, replicas = 1, gatewayEnv = {}, petsEnv = {}, petsUrl }: SystemOptions = {}): Promise<SystemHandle> {
   const redis = withRedis ? await TestRedis.start(withRedis === true ? {} : withRedis) : undefined;
   const cluster = redisCluster ? await TestRedisCluster.start() : undefined;
   const redisEnv: Record<string, string> = redis ? { REDIS_URL: redis.url } : cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {};
@@ -52,6 +54,7 @@ export async function startSystem({ redis: withRedis = false, redisCluster = fal
       PETS_PORT: String(petsPort),
       PETS_DB_PATH: path.join(dataDir, 'pets.db'),
       INTERNAL_JWT_SECRET: TEST_SECRET,
+      ...petsEnv,
     });
     const address = `http://127.0.0.1:${petsPort}`;
     await child.ready(`${address}/healthz`);

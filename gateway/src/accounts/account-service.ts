@@ -5,10 +5,11 @@ import { MemoryAuditLog, type AuditLog, type AuditValues, type NewAuditEntry } f
 import { ACCOUNT_ID_PATTERN, newAccountId } from '../keys/api-key';
 import type { Limiter } from '../limits/types';
 import { normaliseSearch } from './search';
-import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS, type Account, type AccountStore, type Plan, type PlanName } from './types';
+import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS, type Account, type Plan, type PlanName } from './types';
+import type { AccountRecords, KeyUseRecords, PlanRecords } from './account-store';
 import { usageOf, viewOf, type AccountDetails, type AccountListQuery, type AccountView, type AccountViewPage, type CreatedKey, type KeyListQuery, type KeyPage, type KeyView, type RolledKey } from './account-views';
 import { KEY_LIMITS, type KeyLimits } from './key-limits';
-import { KeyService, type BanLimiter, type KeyActivity } from './key-service';
+import { KeyService, type BanLimiter, type KeyActivity, type KeyServiceDeps } from './key-service';
 import { notFound } from './refusals';
 import {
   validateAccountPatch,
@@ -24,6 +25,9 @@ import {
 /** What the ops use cases need from the limiter: the account's windows and history, and the key use cases' bans. */
 export type UsageLimiter = Pick<Limiter, 'usage' | 'history' | 'forgetAccount'> & BanLimiter;
 
+/** The parts of the account store the account use cases use. */
+export type AccountServiceStore = AccountRecords & PlanRecords & KeyServiceDeps['store'] & Pick<KeyUseRecords, 'keysLastUsed'>;
+
 /** The actor of changes the gateway makes by itself (e.g. the demo account at start-up) or callers that name none. */
 export const SYSTEM_ACTOR = 'system';
 
@@ -31,7 +35,8 @@ export const SYSTEM_ACTOR = 'system';
 export const HISTORY_DAYS_SHOWN = 30;
 
 export interface AccountServiceOptions {
-  store: AccountStore;
+  /** Accounts and plans, what the key use cases need (`KeyServiceDeps.store`), and keys' recorded last use. */
+  store: AccountServiceStore;
   limiter: UsageLimiter;
   /** The deployment's API_ENVIRONMENT: which keys `createKey` issues. */
   environment?: ApiEnvironment;
@@ -58,7 +63,7 @@ export interface AccountServiceOptions {
  * (answering an error would invite a retry that repeats it) and the entry goes to the error log.
  */
 export class AccountService {
-  private readonly store: AccountStore;
+  private readonly store: AccountServiceStore;
   private readonly limiter: UsageLimiter;
   private readonly audit: AuditLog;
   private readonly logger: Pick<Logger, 'error'> | undefined;

@@ -5,7 +5,8 @@ import { KEY_ID_PATTERN, generateApiKey, hashApiKey, newKeyId } from '../keys/ap
 import { maskApiKey } from '../keys/masked-key';
 import type { Limiter } from '../limits/types';
 import { KeySetChangedError } from './errors';
-import { DEFAULT_KEY_ACCESS, type Account, type AccountStore, type ApiKeyRecord } from './types';
+import { DEFAULT_KEY_ACCESS, type Account, type ApiKeyRecord } from './types';
+import type { ChangeFeed, KeyRecords } from './account-store';
 import { keyViewOf, type CreatedKey, type KeyListQuery, type KeyPage, type KeyPosition, type RolledKey } from './account-views';
 import { activeKeys, checkCreatedPerDay, type KeyLimits } from './key-limits';
 import { notFound, notRollable } from './refusals';
@@ -25,7 +26,8 @@ export interface KeyActivity {
  * KeyService and hands it its audit recording and account look-up, so both write one trail).
  */
 export interface KeyServiceDeps {
-  store: AccountStore;
+  /** The keys, and the change feed a lifted ban is announced on. */
+  store: KeyRecords & Pick<ChangeFeed, 'announce'>;
   limiter: BanLimiter;
   environment: ApiEnvironment;
   keyActivity: KeyActivity;
@@ -67,7 +69,7 @@ async function untilUnchanged<T>(decide: () => Promise<T>): Promise<T> {
  * skipped by any way in.
  *
  * Key changes of one account run one at a time in this process; across replicas the store writes a
- * key only if the account's keys are as they were read (`AccountStore.addKey`'s `seen`), so
+ * key only if the account's keys are as they were read (`KeyRecords.addKey`'s `seen`), so
  * concurrent creations cannot all pass the caps: the loser decides again (`untilUnchanged`).
  * Inputs are checked with the admin schemas (`schemas.ts`); refusals a client can act on are worded
  * in `refusals.ts` and `key-limits.ts`.

@@ -27,7 +27,9 @@ describe('LookupGate', () => {
     expect(gate.stats).toEqual({ immediate: 5, queued: 2, refused: 0, waiting: 5 });
     await jest.advanceTimersByTimeAsync(1_000);
     expect(admitted(answers)).toBe(9);
-    await jest.advanceTimersByTimeAsync(1_500);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(admitted(answers)).toBe(11);
+    await jest.advanceTimersByTimeAsync(1_000);
     expect(admitted(answers)).toBe(12);
     expect(gate.stats).toEqual({ immediate: 5, queued: 7, refused: 0, waiting: 0 });
     gate.close();
@@ -39,9 +41,9 @@ describe('LookupGate', () => {
     const go = (client: string) => void gate.admission(client).admit().then(() => order.push(client));
     for (const client of ['a', 'a', 'a', 'b', 'a', 'b']) go(client);
     await jest.advanceTimersByTimeAsync(10_000);
-    // At once: a (its budget), a (the queue's one token), b (its budget). Then, one a second, in
+    // At once: a (its budget), b (its budget), a (the queue's one token). Then, one a second, in
     // arrival order: a, a, b.
-    expect(order).toEqual(['a', 'a', 'b', 'a', 'a', 'b']);
+    expect(order).toEqual(['a', 'b', 'a', 'a', 'a', 'b']);
     gate.close();
   });
 
@@ -80,9 +82,12 @@ describe('LookupGate', () => {
     for (let i = 0; i < 4; i++) await gate.admission('x').admit();
     await gate.admission('x').admit();
     expect(gate.stats).toMatchObject({ immediate: 4, queued: 1 });
-    jest.setSystemTime(Date.now() + 30_000);
-    for (let i = 0; i < 3; i++) await gate.admission('x').admit();
-    expect(gate.stats).toMatchObject({ immediate: 6, queued: 2 });
+    jest.setSystemTime(Date.now() + 59_999);
+    await gate.admission('x').admit();
+    expect(gate.stats).toMatchObject({ immediate: 4, queued: 2 });
+    jest.setSystemTime(Date.now() + 1);
+    for (let i = 0; i < 4; i++) await gate.admission('x').admit();
+    expect(gate.stats).toMatchObject({ immediate: 8, queued: 2 });
     gate.close();
   });
 

@@ -3,22 +3,8 @@ import { KeySetChangedError, StoreConflictError } from './errors';
 import { retiredKeysToRemove, type RetiredKeyRetention } from './retired-keys';
 import { orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { sortKeys } from './sort';
-import {
-  BUILT_IN_PLANS,
-  PLAN_NAMES,
-  type Account,
-  type AccountPage,
-  type AccountQuery,
-  type AccountStore,
-  type ApiKeyRecord,
-  type ChangeEvent,
-  type KeyResolution,
-  type KeyRoll,
-  type KeySetSeen,
-  type Plan,
-  type PlanName,
-  type RollOutcome,
-} from './types';
+import { BUILT_IN_PLANS, PLAN_NAMES, type Account, type AccountPage, type AccountQuery, type ApiKeyRecord, type ChangeEvent, type KeyResolution, type KeyRoll, type KeySetSeen, type Plan, type PlanName, type RollOutcome } from './types';
+import type { AccountStore } from './account-store';
 
 /**
  * The in-process store (the embedded default when no Redis is configured).
@@ -84,13 +70,9 @@ export class MemoryAccountStore implements AccountStore {
     return key ? { ...key } : null;
   }
 
-  async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const id = this.keyIdByHash.get(hash);
-    return id === undefined ? null : this.getKey(id);
-  }
-
   async resolveKey(hash: string): Promise<KeyResolution | null> {
-    const key = await this.findKeyByHash(hash);
+    const id = this.keyIdByHash.get(hash);
+    const key = id === undefined ? null : await this.getKey(id);
     if (!key) return null;
     const account = await this.getAccount(key.accountId);
     return { key, account, plan: account ? await this.getPlan(account.plan) : null };

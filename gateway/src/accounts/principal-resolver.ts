@@ -1,10 +1,12 @@
-import { hashApiKey, parseApiKey } from '../keys/api-key';
+import type { KeyHash } from '../keys/api-key';
 import { withDeadline } from '../store-errors';
 import { KeyEntries, ownerOf, toPrincipal, type KeyEntry } from './key-entries';
-import type { AccountStore, ChangeEvent, KeyResolution, Principal } from './types';
+import type { ChangeEvent, KeyResolution, Principal } from './types';
+import type { ChangeFeed, KeyResolutionStore } from './account-store';
 
 export interface PrincipalResolverOptions {
-  store: AccountStore;
+  /** Where keys are looked up, and the change feed that tells the caches what to drop. */
+  store: KeyResolutionStore & Pick<ChangeFeed, 'onChange'>;
   /** Safety net for a missed change event: every entry is re-read after this long. */
   ttlMs?: number;
   /** While the store fails, an expired entry may still be served for this long past its expiry. */
@@ -30,6 +32,10 @@ export interface PrincipalResolverOptions {
  *   that anyone could ask for.
  */
 export type CachedKey = { state: 'valid'; principal: Principal } | { state: 'refused' } | { state: 'recheck' } | { state: 'uncached' };
+// The answers without a principal are the same every time: no object made per request.
+const REFUSED: CachedKey = Object.freeze({ state: 'refused' });
+const RECHECK: CachedKey = Object.freeze({ state: 'recheck' });
+const UNCACHED: CachedKey = Object.freeze({ state: 'uncached' });
 
 export interface KeyCacheStats {
   /** Requests answered from the cache of valid keys. */
@@ -62,11 +68,12 @@ const ADMIT_ALL: Admission = { admit: () => Promise.resolve(true) };
 const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /**
- * API key → Principal, for the request path. A key is first checked for shape and checksum (a
- * malformed key never reaches the store), then its SHA-256 is looked up in two in-process caches:
+ * API key hash → Principal, for the request path. The caller (the `identify` stage) has checked
+ * the key's shape and checksum (a malformed key never reaches the store) and hashed it, once; its
+ * SHA-256 is looked up in two in-process caches:
  * valid keys (least recently used evicted first, so a key in use stays) and, separately and
  * smaller, unknown and revoked keys (so a flood of minted keys evicts only its own kind). A miss
- * costs one store round trip (`AccountStore.resolveKey`). `cached` answers from the caches alone;
+ * costs one store round trip (`KeyResolutionStore.resolveKey`). `cached` answers from the caches alone;
  * `lookUp` asks the store once an admission (the pipeline's: the look-up gate) lets it, and
  * requests that ask about one key while its lookup is under way share it, admission included.
  *
@@ -81,7 +88,7 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
  */
 export class PrincipalResolver {
   private readonly counts = { hits: 0, unknownHits: 0, misses: 0, staleServed: 0 };
-  private readonly store: AccountStore;
+  private readonly store: PrincipalResolverOptions['store'];
   private readonly ttlMs: number;
   private readonly staleIfErrorMs: number;
   private readonly lookupTimeoutMs: number;
@@ -121,14 +128,8 @@ export class PrincipalResolver {
     };
   }
 
-  /**
-   * What the caches say about `apiKey`, without any store work; counts a hit or a miss.
-   * A malformed key is `refused` (it can never be valid).
-   */
-  cached(apiKey: string): CachedKey {
-    const parsed = parseApiKey(apiKey);
-    if (!parsed.ok) return { state: 'refused' };
-    const hash = hashApiKey(parsed.key);
+  /** What the caches say about the key of this hash, without any store work; counts a hit or a miss. */
+  cached(hash: KeyHash): CachedKey {
     const now = this.now();
     const valid = this.entries.valid.peek(hash);
     if (valid && valid.expiresAt > now) {
@@ -140,11 +141,11 @@ export class PrincipalResolver {
       const unknown = this.entries.unknown.get(hash);
       if (unknown && unknown.expiresAt > now) {
         this.counts.unknownHits++;
-        return { state: 'refused' };
+        return REFUSED;
       }
     }
     this.counts.misses++;
-    return { state: valid ? 'recheck' : 'uncached' };
+    return valid ? RECHECK : UNCACHED;
   }
 
   /**
@@ -153,13 +154,10 @@ export class PrincipalResolver {
    * finds a lookup under way waits for it and is not admitted itself; if that lookup's own
    * admission was refused, the waiting callers try theirs, one at a time. So no store work is done
    * that no admission paid for, and none is paid for twice.
-   * Answers null for a malformed, unknown or revoked key, NOT_ADMITTED when this caller's own
-   * admission was refused. Rejects only when the store fails and no expired answer may be served.
+   * Answers null for an unknown or revoked key, NOT_ADMITTED when this caller's own admission was
+   * refused. Rejects only when the store fails and no expired answer may be served.
    */
-  async lookUp(apiKey: string, admission: Admission = ADMIT_ALL): Promise<LookUpResult> {
-    const parsed = parseApiKey(apiKey);
-    if (!parsed.ok) return null;
-    const hash = hashApiKey(parsed.key);
+  async lookUp(hash: KeyHash, admission: Admission = ADMIT_ALL): Promise<LookUpResult> {
     for (;;) {
       // Another request may have loaded it meanwhile.
       const fresh = this.freshEntry(hash);

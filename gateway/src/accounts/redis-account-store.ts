@@ -9,21 +9,8 @@ import { RedisAccountKeys } from './redis-account-keys';
 import { RedisChangeFeed } from './redis-change-feed';
 import { readKeyUses, writeKeyUses } from './redis-key-uses';
 import { ADD_KEY, CREATE_ACCOUNT, LIST_ACCOUNTS, LIST_BUDGET, REMOVE_RETIRED_KEYS, RESOLVE_KEY, REVOKE_KEY, ROLL_KEY, UPDATE_ACCOUNT } from './redis-account-scripts';
-import {
-  PLAN_NAMES,
-  type Account,
-  type AccountPage,
-  type AccountQuery,
-  type AccountStore,
-  type ApiKeyRecord,
-  type ChangeEvent,
-  type KeyResolution,
-  type KeyRoll,
-  type KeySetSeen,
-  type Plan,
-  type PlanName,
-  type RollOutcome,
-} from './types';
+import { PLAN_NAMES, type Account, type AccountPage, type AccountQuery, type ApiKeyRecord, type ChangeEvent, type KeyResolution, type KeyRoll, type KeySetSeen, type Plan, type PlanName, type RollOutcome } from './types';
+import type { AccountStore } from './account-store';
 
 const STORE_DEADLINE_MS = 500;
 /** A hash tag: all of the store in one cluster slot. */
@@ -148,11 +135,6 @@ export class RedisAccountStore implements AccountStore {
   async getKey(id: string): Promise<ApiKeyRecord | null> {
     const fields = await this.run(() => this.redis.hgetall(this.keys.key(id)));
     return toKey(fields);
-  }
-
-  async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const id = await this.run(() => this.redis.get(this.keys.keyHash(hash)));
-    return id === null ? null : this.getKey(id);
   }
 
   async resolveKey(hash: string): Promise<KeyResolution | null> {

@@ -1,5 +1,6 @@
 import type { AuditLog, AuditPage, AuditQuery } from '../audit/audit-log';
-import type { AccountStore, PlanName } from './types';
+import type { PlanName } from './types';
+import type { AccountRecords } from './account-store';
 import type { WindowName } from '../limits/types';
 import type { UsageBoard } from '../usage/usage-board';
 
@@ -22,7 +23,7 @@ export interface RefusedKeyReport {
 }
 
 export interface ReportsOptions {
-  store: Pick<AccountStore, 'getAccount'>;
+  store: Pick<AccountRecords, 'getAccount'>;
   board: UsageBoard;
   audit: AuditLog;
 }

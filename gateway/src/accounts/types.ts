@@ -1,6 +1,5 @@
 /** Accounts, API keys and plans: what the gateway knows about its clients. */
 import type { KeySubject } from '../limits/types';
-import type { RetiredKeyRetention } from './retired-keys';
 
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -75,13 +74,13 @@ export interface KeyRoll {
   expiresAt: string;
   /** Now (ISO 8601, UTC): a key already expired at this time is not rolled. */
   at: string;
-  /** Roll only if the account's keys are still as the caller read them (see `AccountStore.addKey`). */
+  /** Roll only if the account's keys are still as the caller read them (see `KeyRecords.addKey`). */
   seen?: KeySetSeen;
 }
 
 /**
  * What a caller saw of an account's keys when it checked the key limits: the account's key-set
- * version (`AccountStore.keySetVersion`), read before the keys. Any key added since makes it stale.
+ * version (`KeyRecords.keySetVersion`), read before the keys. Any key added since makes it stale.
  */
 export interface KeySetSeen {
   version: number;
@@ -156,76 +155,3 @@ export type ChangeEvent =
   | { type: 'ban-lifted'; accountId: string; keyId: string }
   /** The change feed was interrupted (e.g. Redis reconnect): anything cached may be stale. */
   | { type: 'reset' };
-
-/**
- * The one store of accounts, keys and plans. Two implementations pass the same suite
- * (`gateway/test/account-store.contract.ts`): Redis (shared by all replicas) and in-process (the
- * embedded default).
- */
-export interface AccountStore {
-  createAccount(account: Account): Promise<void>;
-  getAccount(id: string): Promise<Account | null>;
-  updateAccount(account: Account): Promise<void>;
-
-  /**
-   * Adds the key, and counts one more in the account's key-set version. With `seen`, only if that
-   * version is still the one the caller read, checked in the same atomic step as the write
-   * (KeySetChangedError otherwise): callers that enforce the key limits on several replicas at once
-   * cannot both pass them. A counter, not the keys' times: those come from each replica's clock.
-   */
-  addKey(key: ApiKeyRecord, seen?: KeySetSeen): Promise<void>;
-  /** How many keys were ever added to the account (creations and rolls' replacements); 0 for none. */
-  keySetVersion(accountId: string): Promise<number>;
-  getKey(id: string): Promise<ApiKeyRecord | null>;
-  findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
-  /**
-   * The key with this hash, its account and the account's plan, in one round trip: the only store
-   * call authentication makes. null: no key has this hash. Revoked keys are returned as they are.
-   */
-  resolveKey(hash: string): Promise<KeyResolution | null>;
-  /** Every key of the account, revoked ones included, oldest first. */
-  listKeys(accountId: string): Promise<ApiKeyRecord[]>;
-  /**
-   * Marks the key revoked; false when there is no such key. The first revocation wins: revoking a
-   * revoked key keeps its time (and still announces it, which is harmless). Each store does it in
-   * one atomic step, so two revocations racing on different replicas cannot both set the time: the
-   * check lives where the write does (Redis's script, the in-process store's synchronous method) and
-   * the store contract tests it once for all (`gateway/test/account-store-contract/revocation.ts`).
-   */
-  revokeKey(id: string, at: string): Promise<boolean>;
-  /**
-   * Removes for good the account's retired keys (revoked, or expired at `at`: a rolled key once its
-   * grace period is over) that `retention` no longer keeps, by the one rule of `retiredKeysToRemove`
-   * (retired-keys.ts): their records, hashes, places in the account's list and last uses, each with
-   * a change event. A key that works at `at` is never removed, checked in the removal's own atomic
-   * step. Answers the account's keys that remain, oldest first. A removed key's hash is then
-   * unknown, which authentication answers as it answers any unknown key.
-   */
-  pruneRetiredKeys(accountId: string, at: string, retention: RetiredKeyRetention): Promise<ApiKeyRecord[]>;
-  /**
-   * Adds the replacement and sets the old key to expire and name its replacement, in one atomic
-   * step with one change event per key, unless the old key is unknown, revoked, already replaced
-   * or expired (then nothing is written). Refuses (StoreConflictError) a replacement whose id or
-   * hash exists, or whose account is not the old key's.
-   */
-  rollKey(roll: KeyRoll): Promise<RollOutcome>;
-
-  /** Accounts in creation order, filtered and paged, from indexes kept with every write (never a scan of all keys). */
-  listAccounts(query: AccountQuery): Promise<AccountPage>;
-  /** Records when keys were last used (Unix ms); a time earlier than the one recorded changes nothing. */
-  recordKeyUse(uses: ReadonlyMap<string, number>): Promise<void>;
-  /** When each of these keys was last used, as recorded; keys never recorded are absent. */
-  keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
-
-  /** Every plan, built-in numbers unless changed by `setPlan`. */
-  listPlans(): Promise<Plan[]>;
-  getPlan(name: PlanName): Promise<Plan>;
-  setPlan(plan: Plan): Promise<void>;
-
-  /** Tells every replica (this one included) about a change made outside the store, e.g. a lifted ban. */
-  announce(event: ChangeEvent): Promise<void>;
-
-  /** Subscribes to changes made by any replica (this one included); returns the unsubscribe function. */
-  onChange(listener: (event: ChangeEvent) => void): () => void;
-  close(): Promise<void>;
-}

@@ -7,7 +7,9 @@ import type { AccountService } from '../accounts/account-service';
 import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
 import { ACCOUNT_ID_PATTERN, authorizationOf, sameSecret } from '../keys/api-key';
-import { jsonBody, optionalJsonBody } from '../../../shared/src/json-body';
+import { MAX_BODY_BYTES, jsonBody, optionalJsonBody } from '../../../shared/src/json-body';
+import { refuseBodiesOver } from '../../../shared/src/request-body';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../../../shared/src/settings';
 import type { AuditEntry } from '../audit/audit-log';
 import { consoleRoutes } from './console';
 import { accountsCursor, auditCursor, keysCursor, parseAccountsCursor, parseAuditCursor, parseKeysCursor } from './cursor';
@@ -36,6 +38,8 @@ export interface AdminAppOptions {
    * `requireAdmin` is the same bearer check the ops routes use, for routes that want it.
    */
   extraRoutes?: (app: Express, helpers: { requireAdmin: RequestHandler }) => void;
+  /** `BODY_TIMEOUT_MS`: a request body must arrive whole within this, or 408 request_timeout (default 10 s). */
+  bodyTimeoutMs?: number;
 }
 
 const REALM = 'Bearer realm="admin"';
@@ -118,11 +122,14 @@ export function createAdminApp(options: AdminAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   const requireAdmin = adminAuth(options.adminTokens, options.tokenFailures);
+  const body = { timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
 
   app.use(requestId);
   app.use(accessLog(app, logger));
   // Before anything else answers: a DNS-rebinding page must not even get the console.
   app.use(requireKnownHost({ adminHost: options.adminHost ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [] }));
+  // No admin request carries more than a small JSON body: a larger one declared is refused unread.
+  app.use(refuseBodiesOver(MAX_BODY_BYTES));
   // The console's page, script and style need no token: everything they show comes from /admin, which does.
   app.use(consoleRoutes());
   app.use('/admin', (_req, res, next) => {
@@ -151,7 +158,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
       if (page.next) res.setHeader('Link', nextPageLink('/admin/accounts', { limit: query.text('limit'), plan, q }, accountsCursor(page.next)));
       res.json(page.accounts);
     })
-    .post(jsonBody(), async (req, res) => {
+    .post(jsonBody(body), async (req, res) => {
       const account = await service.createAccount(validateNewAccount(req.body), actorOf(res));
       res.status(201).location(`/admin/accounts/${account.id}`).json(account);
     })
@@ -162,7 +169,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .get(async (req, res) => {
       res.json(await service.getAccount(req.params.id));
     })
-    .patch(jsonBody(), async (req, res) => {
+    .patch(jsonBody(body), async (req, res) => {
       res.json(await service.updateAccount(req.params.id, validateAccountPatch(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['GET', 'PATCH']));
@@ -186,7 +193,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
       if (page.next) res.setHeader('Link', nextPageLink(`/admin/accounts/${req.params.id}/keys`, { limit: query.text('limit') }, keysCursor(page.next)));
       res.json(page.keys);
     })
-    .post(optionalJsonBody(), async (req, res) => {
+    .post(optionalJsonBody(body), async (req, res) => {
       res.status(201).json(await service.createKey(req.params.id, actorOf(res), validateNewKey(req.body)));
     })
     .all(methodNotAllowed(['GET', 'POST']));
@@ -201,7 +208,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
 
   app
     .route('/admin/keys/:keyId/roll')
-    .post(optionalJsonBody(), async (req, res) => {
+    .post(optionalJsonBody(body), async (req, res) => {
       res.status(201).json(await service.rollKey(req.params.keyId, validateKeyRoll(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['POST']));
@@ -223,7 +230,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
 
   app
     .route('/admin/plans/:name')
-    .put(knownPlan, jsonBody(), async (req, res) => {
+    .put(knownPlan, jsonBody(body), async (req, res) => {
       res.json(await service.setPlan(req.params.name, validatePlanNumbers(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['PUT']));

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AccountStore } from '../accounts/types';
+import type { AccountStore } from '../accounts/account-store';
 import type { AuditLog } from '../audit/audit-log';
 import type { CrossingMarks } from '../events/crossing-marks';
 import type { JobQueues } from '../jobs';

@@ -1,19 +1,18 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ErrorAnswer } from '../../../shared/src/errors';
-import type { PlanName } from '../accounts/types';
-import { v1Locals } from '../pipeline/locals';
+import { v1Locals, type ApiKeyLocals } from '../pipeline/locals';
 
 /**
  * One of the operator's middleware (docs/extending.md) as the `/v1` router runs it: what it passes
  * to `next`, throws or rejects with goes on to the error handler, an error with `status` 400–499
- * and a string `code` as a refusal of the operator's own (`operatorRefusal`), anything else as a
- * fault (500 `internal_error`, logged). `next('route')` and `next('router')` keep their meaning.
+ * and a string `code` as a refusal of the operator's own (`operatorRefusal`: its status, code and
+ * message, nothing else), anything else as a fault (`OperatorFault`: 500 `internal_error`, logged). `next('route')` and `next('router')` keep their meaning.
  */
 function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const pass = (error?: unknown): void => {
       if (error === undefined || error === null || error === 'route' || error === 'router') next(error as undefined);
-      else next(operatorRefusal(error) ?? error);
+      else next(operatorRefusal(error) ?? new OperatorFault(error));
     };
     try {
       const result: unknown = middleware(req, res, pass);
@@ -22,6 +21,20 @@ function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
       pass(error ?? new Error('an operator middleware threw nothing'));
     }
   };
+}
+
+/**
+ * Any other error of an operator's middleware, for the error handler: a fault (500 `internal_error`,
+ * logged with the original as `cause`). Wrapped so that no other field of the original reaches the
+ * handler: its `headers`, or a `status` 412 or 416 or a `type` such as `entity.too.large` that the
+ * gateway reads on errors of its own parts (the `/docs` files, the body parser).
+ */
+export class OperatorFault extends Error {
+  constructor(cause: unknown) {
+    // pino's error serializer adds the cause's message and stack to this one's.
+    super(cause instanceof Error ? 'an operator middleware failed' : `an operator middleware failed with ${typeof cause}: ${String(cause)}`, { cause });
+    this.name = 'OperatorFault';
+  }
 }
 
 /**
@@ -36,13 +49,6 @@ export function operatorRefusal(error: unknown): ErrorAnswer | undefined {
   return new ErrorAnswer(code, status, typeof message === 'string' ? message : '');
 }
 
-/** The caller, for the operator's middleware: `res.locals.apiKey`. */
-export interface ApiKeyLocals {
-  readonly accountId: string;
-  readonly keyId: string;
-  readonly plan: PlanName;
-}
-
 /**
  * The `/v1` middleware that run the operator's own, in order, after authentication and rate
  * limiting (the caller is known and counted): first `res.locals.apiKey`, then each of theirs.
@@ -54,7 +60,8 @@ export function operatorStages(middleware: readonly RequestHandler[]): RequestHa
 }
 
 const exposeApiKey: RequestHandler = (_req, res, next) => {
-  const { principal } = v1Locals(res);
-  if (principal) res.locals.apiKey = Object.freeze<ApiKeyLocals>({ accountId: principal.accountId, keyId: principal.keyId, plan: principal.plan });
+  const locals = v1Locals(res);
+  const { principal } = locals;
+  if (principal) locals.apiKey = Object.freeze<ApiKeyLocals>({ accountId: principal.accountId, keyId: principal.keyId, plan: principal.plan });
   next();
 };

@@ -89,13 +89,21 @@ export function parseApiKey(candidate: unknown): ParsedApiKey {
   return { ok: true, key: candidate, environment };
 }
 
+declare const keyHashBrand: unique symbol;
+/**
+ * A key's SHA-256 as `hashApiKey` computed it: what the key caches and the store are asked about.
+ * A plain string (so stores keep it as one), marked so that a key itself can never be passed where
+ * its hash is meant.
+ */
+export type KeyHash = string & { readonly [keyHashBrand]: true };
+
 /**
  * SHA-256 of the key, lower-case hex: the only form a key is stored in. Every request with a key
- * hashes it (the key caches are keyed by the hash): the one-shot `crypto.hash` (Node ≥ 20.12)
+ * hashes it once (the key caches are keyed by the hash): the one-shot `crypto.hash` (Node ≥ 20.12)
  * makes no Hash object and costs a fifth to a quarter of `createHash().update().digest()`.
  */
-export function hashApiKey(key: string): string {
-  return hash('sha256', key, 'hex');
+export function hashApiKey(key: string): KeyHash {
+  return hash('sha256', key, 'hex') as KeyHash;
 }
 
 /** Constant-time equality of two hex SHA-256 digests (false for anything of another length). */

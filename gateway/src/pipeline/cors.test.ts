@@ -4,7 +4,8 @@ import { stageApp } from '../../test/support/stage-app';
 import { browserAccess } from './cors';
 
 const LISTED = 'https://app.example.com';
-const app = stageApp(browserAccess([LISTED, 'https://other.example.com']) as RequestHandler);
+const PREFLIGHTS = { perMinute: 600, ipv6PrefixLength: 64 };
+const app = stageApp(browserAccess([LISTED, 'https://other.example.com'], PREFLIGHTS) as RequestHandler);
 
 /** The Access-Control-* fields of an answer. */
 function accessControlOf(headers: Record<string, string>): Record<string, string> {
@@ -15,7 +16,7 @@ const EXPOSED = 'X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,RateL
 
 describe('the browserAccess stage', () => {
   it('when no origin is listed, then there is no stage', () => {
-    expect(browserAccess([])).toBeUndefined();
+    expect(browserAccess([], PREFLIGHTS)).toBeUndefined();
   });
 
   it('when a listed origin sends a preflight, then it is answered 204 here, before any key is asked for', async () => {
@@ -49,5 +50,19 @@ describe('the browserAccess stage', () => {
     const res = await request(app)[method]('/v1/pets').set(headers).expect(200);
     expect(accessControlOf(res.headers as Record<string, string>)).toEqual({});
     expect(res.headers.vary).toMatch(/\bOrigin\b/);
+  });
+
+  it('when one address sends more preflights than PREFLIGHT_PER_MINUTE, then 429 rate_limited with Retry-After; its other requests go on', async () => {
+    const limited = stageApp(browserAccess([LISTED], { perMinute: 2, ipv6PrefixLength: 64 }) as RequestHandler);
+    const preflight = () => request(limited).options('/v1/pets').set('Origin', LISTED).set('Access-Control-Request-Method', 'POST');
+    await preflight().expect(204);
+    await preflight().expect(204);
+    const refused = await preflight().expect(429);
+    expect(refused.body).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(refused.body.message).toMatch(/preflight/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Only preflights count against it: the address's actual requests are the later stages' business.
+    await request(limited).get('/v1/pets').set('Origin', LISTED).expect(200);
+    await request(limited).options('/v1/pets').set('Origin', LISTED).expect(200);
   });
 });

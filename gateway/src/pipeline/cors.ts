@@ -1,6 +1,7 @@
 import cors from 'cors';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import { PreflightLimit, type PreflightPolicy } from '../limits/preflight-limit';
 
 /**
  * What scripts on a listed origin may read of an answer besides the CORS-safelisted fields: the
@@ -33,11 +34,13 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  * authentication and rate limiting: it needs no key and costs no quota. Every other answer to a
  * listed origin carries Allow-Origin and Expose-Headers (later stages add their headers beside
  * them). An origin not listed, or no Origin at all, gets no Access-Control-* field; credentials
- * are never allowed. Undefined when no origin is listed: no stage at all.
+ * are never allowed. Preflights, free of quota, are counted per address against a limit of their
+ * own (`PREFLIGHT_PER_MINUTE`): past it 429 with Retry-After. Undefined when no origin is listed: no stage at all.
  */
-export function browserAccess(origins: readonly string[]): RequestHandler | undefined {
+export function browserAccess(origins: readonly string[], preflights: PreflightPolicy): RequestHandler | undefined {
   if (origins.length === 0) return undefined;
   const listed = new Set(origins);
+  const preflightLimit = new PreflightLimit(preflights);
   const handle = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && listed.has(origin) ? origin : false),
     methods: ALLOWED_METHODS,
@@ -53,8 +56,9 @@ export function browserAccess(origins: readonly string[]): RequestHandler | unde
     res.setHeader('Vary', 'Origin');
     // `cors` takes every OPTIONS for a preflight; one without Access-Control-Request-Method is an
     // ordinary request (answered by the later stages, 401 or 405), so it gets an actual answer's fields.
-    const ordinaryOptions = req.method === 'OPTIONS' && req.headers['access-control-request-method'] === undefined;
-    handle(ordinaryOptions ? asGet(req) : req, res, next);
+    if (req.method !== 'OPTIONS') return handle(req, res, next);
+    if (req.headers['access-control-request-method'] === undefined) return handle(asGet(req), res, next);
+    preflightLimit.take(req.ip).then((refusal) => (refusal ? next(refusal) : handle(req, res, next)), next);
   };
 }
 

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { GET_PET_DEPRECATION_HEADERS } from '../../../shared/src/pets';
-import { presetLocals, stageApp } from '../../test/support/stage-app';
+import { stageApp, withoutKey } from '../../test/support/stage-app';
 import { markDeprecated } from './deprecation';
-import { requireKey } from './require-key';
+import { authorize } from './authorize';
 
 const DEPRECATION = Object.fromEntries(Object.entries(GET_PET_DEPRECATION_HEADERS).map(([name, value]) => [name.toLowerCase(), value]));
 const NAMES = Object.keys(DEPRECATION);
@@ -32,7 +32,7 @@ describe('the markDeprecated stage', () => {
   });
 
   it("when a later stage refuses the request, then the refusal carries them too (the gateway's own 401)", async () => {
-    const res = await request(stageApp(markDeprecated, presetLocals({}), requireKey)).get('/v1/pets/1').expect(401);
+    const res = await request(stageApp(markDeprecated, withoutKey(), authorize([]))).get('/v1/pets/1').expect(401);
     expect(deprecationHeadersOf(res.headers as Record<string, string>)).toEqual(DEPRECATION);
   });
 });

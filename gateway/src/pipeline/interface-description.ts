@@ -3,10 +3,13 @@ import { notAllowed } from '../../../shared/src/errors';
 import type { InterfaceDescription } from '../../../shared/src/openapi';
 import { sendJsonText } from '../../../shared/src/json-response';
 
+/** Where the description is served, under `/v1`: the one path `authorize` lets through without a key. */
+export const INTERFACE_DESCRIPTION_PATH = '/openapi.json';
+
 /**
  * `/v1/openapi.json`: the document this deployment serves (see `interfaceDescriptionFor`) to GET
- * and HEAD, 405 to any other method. Mounted on its path after rate limiting and before the key
- * is required: the description is public, but counted like everything under `/v1`.
+ * and HEAD, 405 to any other method. Mounted on its path after rate limiting and authorization:
+ * the description is public (no key needed), but counted like everything under `/v1`.
  */
 export function serveInterfaceDescription(document: InterfaceDescription): RequestHandler {
   // Serialised once: the document never changes while the process runs.

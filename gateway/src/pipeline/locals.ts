@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { ApiError } from '../../../shared/src/errors';
-import type { Principal } from '../accounts/types';
+import type { PlanName, Principal } from '../accounts/types';
 import { ROUTES, type RouteMatch } from '../routes/route-table';
 
 /**
@@ -9,21 +9,23 @@ import { ROUTES, type RouteMatch } from '../routes/route-table';
  * a middleware sets what it learns, later ones read it.
  */
 export interface V1Locals {
-  /** Set by authenticate (from the key caches) or lookUpKey (from the store) when the request carries a valid key. */
+  /** Set by identify when the request carries a valid key (from the key caches, or the store). */
   principal?: Principal;
-  /** Set when it does not: answered after the anonymous limit is applied. */
-  authError?: ApiError;
-  /**
-   * Set by authenticate for a well-formed key of this environment that the caches could not
-   * answer; lookUpKey asks the store when the look-up gate lets it. `recentlyValid`: the key was
-   * valid until its cache entry aged out or was refreshed, so its lookup skips the gate (nobody
-   * can mint such a key).
-   */
-  pendingKey?: { apiKey: string; recentlyValid: boolean };
+  /** Set by identify when it does not: answered by authorize, after the anonymous limit is applied. */
+  identityRefusal?: ApiError;
   /** The request's place in the route table (see `routeOf`). */
   route?: RouteMatch;
   /** The request body, read whole by readBody before anything is sent upstream. */
   body?: Buffer;
+  /** The caller, for the operator's middleware (docs/extending.md): set just before them. */
+  apiKey?: ApiKeyLocals;
+}
+
+/** The caller as the operator's middleware see it, on `res.locals.apiKey`. */
+export interface ApiKeyLocals {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly plan: PlanName;
 }
 
 /** This request's `/v1` state. */

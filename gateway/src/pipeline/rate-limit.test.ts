@@ -1,9 +1,9 @@
 import request from 'supertest';
+import { ApiError } from '../../../shared/src/errors';
 import { presetLocals, stageApp } from '../../test/support/stage-app';
 import type { KeyAccess, Principal } from '../accounts/types';
 import { MemoryLimiter } from '../limits/memory-limiter';
 import type { KeySubject, LimitDecision } from '../limits/types';
-import { invalidKey } from './authenticate';
 import { rateLimit, type RateLimitOptions } from './rate-limit';
 import type { V1Locals } from './locals';
 
@@ -74,24 +74,17 @@ describe('the rateLimit stage', () => {
     expect(decisions.map(({ outcome }) => outcome)).toEqual(['allowed', 'banned']);
   });
 
-  it("when a read-only key writes, then 403 forbidden comes after counting, with the limit's headers", async () => {
+  it('when a read-only key writes, then it is counted like any request and goes on: access is decided after the limits (authorize)', async () => {
     const app = appWith({ principal: principal(5, 'read-only') });
-    const res = await request(app).post('/v1/pets').expect(403);
-    expect(res.body).toEqual({
-      code: 'forbidden',
-      status: 403,
-      message: 'This API key is read-only: it may only GET and HEAD, so POST is refused. Use a read-write key to make changes.',
-    });
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="animal-store", error="insufficient_scope", error_description="The API key is read-only"');
-    expect(res.headers['x-ratelimit-remaining']).toBe('4');
-    expect((await request(app).get('/v1/pets').expect(200)).headers['x-ratelimit-remaining']).toBe('3');
+    expect((await request(app).post('/v1/pets').expect(200)).headers['x-ratelimit-remaining']).toBe('4');
+    expect(decisions).toEqual([{ outcome: 'allowed', caller: 'key' }]);
   });
 
-  it('when the request has no valid key, then it is charged once to the anonymous budget and goes on with its refusal for requireKey', async () => {
-    const authError = invalidKey();
-    const app = appWith({ authError });
+  it('when the request has no valid key, then it is charged once to the anonymous budget and goes on with its refusal for authorize', async () => {
+    const identityRefusal = new ApiError('unauthorized', 'The API key is invalid or has been revoked.');
+    const app = appWith({ identityRefusal });
     const res = await request(app).get('/v1/pets').expect(200);
-    expect(res.body).toMatchObject({ authError: { code: 'unauthorized' } });
+    expect(res.body).toMatchObject({ identityRefusal: { code: 'unauthorized' } });
     expect(res.headers).toMatchObject({ 'x-ratelimit-limit': String(ANON_PER_MINUTE), 'x-ratelimit-remaining': String(ANON_PER_MINUTE - 1) });
     expect(decisions).toEqual([{ outcome: 'allowed', caller: 'anonymous' }]);
     expect(keyDecisions).toEqual([]);

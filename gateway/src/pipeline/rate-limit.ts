@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
-import { accessRefusal } from '../keys/key-policy';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
 import type { Principal } from '../accounts/types';
 import type { KeySubject, LimitDecision, Limiter } from '../limits/types';
+import { traceRateLimit, tracingOn } from '../tracing/request-span';
 import { v1Locals } from './locals';
 
 export interface RateLimitOptions {
@@ -28,7 +28,10 @@ type AnonymousCharge = (req: Request, res: Response) => Promise<ApiError | undef
 
 function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
   return async (req, res) => {
-    const decision = await limiter.consumeAnonymous(clientSubject(req.ip, anonIpv6PrefixLength), anonPerMinute);
+    const subject = clientSubject(req.ip, anonIpv6PrefixLength);
+    const decision = await (tracingOn()
+      ? traceRateLimit(req, res, undefined, () => limiter.consumeAnonymous(subject, anonPerMinute))
+      : limiter.consumeAnonymous(subject, anonPerMinute));
     onDecision(decision.outcome, 'anonymous');
     const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'allowed') return undefined;
@@ -45,7 +48,7 @@ function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecis
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   const charge = anonymousCharge(options);
   /** The answer to the account's decision: a refusal, or undefined to go on. */
-  const decide = (req: Request, res: Response, principal: Principal, decision: LimitDecision): ApiError | undefined => {
+  const decide = (res: Response, principal: Principal, decision: LimitDecision): ApiError | undefined => {
     options.onDecision(decision.outcome, 'key');
     options.onKeyDecision?.(principal, decision);
     const retryAfter = applyHeaders(res, decision);
@@ -55,14 +58,16 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     if (decision.outcome === 'limited') {
       return new ApiError('rate_limited', `Rate limit exceeded: the account's per-${decision.binding} limit is used up; retry after ${retryAfter} seconds.`);
     }
-    // Accepted and counted: only now is a read-only key's write refused (403, with these headers).
-    return accessRefusal(principal, req.method);
+    return undefined;
   };
   return (req, res, next) => {
     const { principal } = v1Locals(res);
     // A store failure is never a 429; the limiter falls back by itself, so a rejection is a bug (500).
     if (!principal) charge(req, res).then(next, next);
-    else options.limiter.consumeKey(principal).then((decision) => next(decide(req, res, principal, decision)), next);
+    else {
+      const decision = tracingOn() ? traceRateLimit(req, res, principal, () => options.limiter.consumeKey(principal)) : options.limiter.consumeKey(principal);
+      decision.then((outcome) => next(decide(res, principal, outcome)), next);
+    }
   };
 }
 

@@ -1,9 +1,9 @@
 import { connect, type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createDrainableServer, type DrainableServer } from '../../../shared/src/http-server';
-import { presetLocals, stageApp } from '../../test/support/stage-app';
+import { stageApp, withoutKey } from '../../test/support/stage-app';
 import { readBody } from './read-body';
-import { requireKey } from './require-key';
+import { authorize } from './authorize';
 
 const MAX_BYTES = 1024;
 const TIMEOUT_MS = 300;
@@ -106,7 +106,7 @@ describe('the readBody stage', () => {
 
     it.each([
       ['the stage refuses the declared length', [], `Content-Length: ${MAX_BYTES + 1}\r\n`, 413],
-      ['an earlier stage refuses the request', [presetLocals({}), requireKey], 'Content-Length: 14\r\n', 401],
+      ['an earlier stage refuses the request', [withoutKey(), authorize([])], 'Content-Length: 14\r\n', 401],
     ] as const)('when %s, then a client waiting for 100 Continue is never told to send', async (_case, before, length, status) => {
       let port: number;
       ({ server, port } = await serve(...before));

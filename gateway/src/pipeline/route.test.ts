@@ -45,4 +45,19 @@ describe('the route stage', () => {
     const res = await request(app).get(path).expect(400);
     expect(res.body).toEqual({ code: 'invalid_parameter', status: 400, message });
   });
+
+  it.each(['Idempotency-Key', 'keep-alive, idempotency-key', 'x-one,IDEMPOTENCY-KEY'])(
+    'when Connection names Idempotency-Key (%s), then 400 invalid_parameter naming the header and why, since it would be stripped as hop-by-hop',
+    async (connection) => {
+      const res = await request(app).post('/v1/pets').set('Connection', connection).set('Idempotency-Key', 'k-1').expect(400);
+      expect(res.body).toMatchObject({ code: 'invalid_parameter', status: 400 });
+      expect(res.body.message).toMatch(/Connection names Idempotency-Key/);
+      expect(res.body.message).toMatch(/hop-by-hop/);
+      expect(res.body.message).toMatch(/not be idempotent/);
+    },
+  );
+
+  it('when Connection names other headers only, then the request goes on', async () => {
+    await request(app).post('/v1/pets').set('Connection', 'keep-alive, x-idempotency-key-not').set('Idempotency-Key', 'k-1').expect(200);
+  });
 });

@@ -1,6 +1,6 @@
 import { clientSubject } from '../limits/client-subject';
 import type { AttemptKind, AttemptLimits } from './attempt-limits';
-import { describeWait, PortalRefusal } from './portal-refusal';
+import { tooManyAttempts } from './portal-refusal';
 
 /** An attempt taken from a limit, to give back if it turns out not to count. */
 export type TakenAttempt = [AttemptKind, string];
@@ -23,7 +23,7 @@ export class AttemptGate {
 
   async take(kind: AttemptKind, subject: string, what: string): Promise<void> {
     const waitSeconds = await this.attempts.take(kind, subject);
-    if (waitSeconds !== null) throw new PortalRefusal(429, `${what}: try again in ${describeWait(waitSeconds)}.`, waitSeconds);
+    if (waitSeconds !== null) throw tooManyAttempts(what, waitSeconds);
   }
 
   async giveBack(taken: ReadonlyArray<TakenAttempt>): Promise<void> {

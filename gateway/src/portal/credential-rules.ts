@@ -1,6 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { dictionary } from '@zxcvbn-ts/language-common';
-import { secretWeakness } from '../../../shared/src/secret-strength';
+import { PASSPHRASE_HINT, passwordWeakness } from '../../../shared/src/secret-strength';
 
 /**
  * What the portal accepts as an email and a password. Each check returns the message a person
@@ -16,9 +15,14 @@ export const MAX_PASSWORD_LENGTH = 128;
 
 // One @, something on each side, a dot in the domain, no white space or control characters.
 const EMAIL_SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
-// Unicode format characters (category Cf): zero-width spaces and joiners, bidi controls, the soft
-// hyphen… Invisible in every listing, so `ann\u200b@example.com` would print as `ann@example.com`.
-const FORMAT_CHARACTER = /\p{Cf}/u;
+/**
+ * Characters that print as nothing, so `ann\u200b@example.com` would print as `ann@example.com` in
+ * every listing: Unicode's default-ignorable code points (zero-width spaces and joiners, variation
+ * selectors such as U+FE0F, the combining grapheme joiner U+034F, the Hangul fillers U+115F, U+1160,
+ * U+3164 and U+FFA0, tag characters…; the fillers, letters that print as nothing, are named too so
+ * the rule reads whole), and every format character (category Cf: bidi controls, the soft hyphen…).
+ */
+const INVISIBLE_CHARACTER = /[\p{Default_Ignorable_Code_Point}\p{Cf}\u115F\u1160\u3164\uFFA0]/u;
 const ONLY_BLANK = /^[\s\p{Z}\p{Cc}\p{Cf}]*$/u;
 /**
  * The alphabets whose letters pass for one another (UTS #39's confusables are mostly between
@@ -43,18 +47,22 @@ const LATIN_LOOK_ALIKES: Record<string, Readonly<Record<string, string>>> = {
  * address: NFKC (the full-width `ｖictim@…` is `victim@…`), trimmed, lower-cased (the local part
  * too, as it always was: `Ann@…` and `ann@…` are one log-in), the domain in its IDNA ASCII form
  * (`bücher.example` is `xn--bcher-kva.example`, whatever way its letters were composed), without a
- * trailing dot. Refused: format characters (zero-width, bidi, soft hyphen: category Cf) and a
- * domain IDNA does not accept. Log-in looks addresses up in this form.
+ * trailing dot (`example.org..` is `example.org`). Refused: invisible characters (`INVISIBLE_CHARACTER`,
+ * before or after NFKC) and a domain IDNA does not accept. Log-in looks addresses up in this form.
  */
 export function canonicalEmail(raw: string): Checked<string> {
   const trimmed = raw.normalize('NFKC').trim();
   if (trimmed === '') return { ok: false, message: 'Enter your email address.' };
-  if (FORMAT_CHARACTER.test(trimmed)) {
-    return { ok: false, message: 'The email address contains an invisible formatting character (zero-width, direction mark, soft hyphen…): type it again without it.' };
+  if (INVISIBLE_CHARACTER.test(raw) || INVISIBLE_CHARACTER.test(trimmed)) {
+    return {
+      ok: false,
+      message: 'The email address contains an invisible character (zero-width space or joiner, variation selector, Hangul filler, direction mark, soft hyphen…): type it again without it.',
+    };
   }
   const at = trimmed.lastIndexOf('@');
-  const domain = at < 0 ? '' : trimmed.slice(at + 1).replace(/\.$/, '');
-  const asciiDomain = domain === '' ? '' : domainToASCII(domain);
+  const domain = at < 0 ? '' : trimmed.slice(at + 1).replace(/\.+$/, '');
+  // Again after IDNA, which reads the ideographic full stop `。` as a dot.
+  const asciiDomain = domain === '' ? '' : domainToASCII(domain).replace(/\.+$/, '');
   if (at > 0 && domain !== '' && asciiDomain === '') return { ok: false, message: 'The part of the email address after @ is not a valid domain name.' };
   const email = `${trimmed.slice(0, Math.max(0, at)).toLowerCase()}@${asciiDomain}`;
   if ([...email].length > MAX_EMAIL_LENGTH) return { ok: false, message: `The email address is longer than ${MAX_EMAIL_LENGTH} characters.` };
@@ -112,35 +120,16 @@ export function logInEmails(raw: string): Checked<string[]> {
   return { ok: true, value: legacy === undefined || legacy === canonical.value ? [canonical.value] : [canonical.value, legacy] };
 }
 
-/**
- * The most common passwords (about 49,000, from the zxcvbn-ts project's maintained list), loaded
- * on first use: a password among them is guessed in the first seconds of any attack.
- */
-let commonPasswords: ReadonlySet<string> | undefined;
-function isCommon(password: string): boolean {
-  commonPasswords ??= new Set(dictionary['passwords-common'] as string[]);
-  const lower = password.normalize('NFKC').toLowerCase();
-  // Digits at the end are usually just digits (`password123`), so they are kept as they are.
-  const [, head = '', tail = ''] = /^(.*?)(\d*)$/s.exec(lower) ?? [];
-  return commonPasswords.has(lower) || commonPasswords.has(withoutLeet(lower)) || commonPasswords.has(`${withoutLeet(head)}${tail}`);
-}
-
-/** `p@ssw0rd` is `password` to anyone guessing: the usual digit and symbol swaps undone. */
-function withoutLeet(password: string): string {
-  const letters: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i' };
-  return password.replace(/[013457@$!]/g, (c) => letters[c]!);
-}
-
 /** The rules for a new password (log-in checks none of them: a wrong password is just wrong). */
 export function checkNewPassword(password: string, email: string): Checked<string> {
   const length = [...password.normalize('NFKC')].length;
   if (length < MIN_PASSWORD_LENGTH) return { ok: false, message: `The password must have at least ${MIN_PASSWORD_LENGTH} characters.` };
   if (length > MAX_PASSWORD_LENGTH) return { ok: false, message: `The password must have at most ${MAX_PASSWORD_LENGTH} characters.` };
   if (ONLY_BLANK.test(password)) return { ok: false, message: 'The password must not be only spaces or invisible characters.' };
-  const weakness = secretWeakness(password);
-  if (weakness) return { ok: false, message: `This password is too easy to guess (${weakness}); choose another.` };
-  if (isCommon(password)) return { ok: false, message: 'This password is one of the most common ones; choose another.' };
   const asEmail = canonicalEmail(password);
   if ((asEmail.ok && asEmail.value === email) || legacyEmail(password) === email) return { ok: false, message: 'The password must not be your email address.' };
+  // Last: the estimate is the one costly check (milliseconds), so what is cheaper to refuse is refused first.
+  const weakness = passwordWeakness(password, email);
+  if (weakness) return { ok: false, message: `The password is too easy to guess (${weakness}): ${PASSPHRASE_HINT}.` };
   return { ok: true, value: password };
 }

@@ -21,7 +21,7 @@ export interface PortalTuning {
 }
 
 export interface PortalDeps {
-  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret'>;
+  config: Pick<GatewayConfig, 'portalSignup' | 'apiEnvironment' | 'publicBaseUrl' | 'anonIpv6PrefixLength' | 'internalJwtSecret' | 'bodyTimeoutMs'>;
   accounts: AccountService;
   /** For the usage history. */
   limiter: Pick<Limiter, 'history'>;
@@ -50,6 +50,6 @@ export function createPortal({ config, accounts, limiter, store, attempts, tunin
     ipv6PrefixLength: config.anonIpv6PrefixLength,
     slowdown: tuning.logInSlowdown,
   });
-  const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl });
+  const router = createPortalRouter({ service, assets: loadPortalAssets(), environment: config.apiEnvironment, publicBaseUrl: config.publicBaseUrl, bodyTimeoutMs: config.bodyTimeoutMs });
   return { router };
 }

@@ -4,7 +4,6 @@ import type { CreatedKey, KeyView, RolledKey } from '../accounts/account-views';
 import { parseRfc3339 } from '../accounts/rfc3339';
 import { validateKeyRoll, type NewKeyInput } from '../accounts/schemas';
 import { KEY_ID_PATTERN } from '../keys/api-key';
-import { PortalRefusal } from './portal-refusal';
 
 export type { KeyView };
 
@@ -22,10 +21,10 @@ export class PortalKeys {
   async createKey(accountId: string, input: NewKeyInput = {}): Promise<CreatedKey> {
     if (input.expiresAt !== undefined) {
       const at = parseRfc3339(input.expiresAt);
-      if (at === null) throw new PortalRefusal(400, 'Enter the expiry as a date and a time (UTC), or leave it empty for a key that never expires.');
-      if (at <= Date.now()) throw new PortalRefusal(400, 'The expiry must be in the future (times are UTC).');
+      if (at === null) throw new ApiError('invalid_body', 'Enter the expiry as a date and a time (UTC), or leave it empty for a key that never expires.');
+      if (at <= Date.now()) throw new ApiError('invalid_body', 'The expiry must be in the future (times are UTC).');
     }
-    return this.accounts.createKey(accountId, portalActor(accountId), input).catch(asPortalRefusal);
+    return this.accounts.createKey(accountId, portalActor(accountId), input).catch(inPortalWords);
   }
 
   /**
@@ -38,9 +37,9 @@ export class PortalKeys {
       validateKeyRoll({ gracePeriodSeconds });
     } catch {
       // The admin schema's rule, in the portal's words.
-      throw new PortalRefusal(400, 'The grace period must be a whole number from 0 seconds to 7 days.');
+      throw new ApiError('invalid_body', 'The grace period must be a whole number from 0 seconds to 7 days.');
     }
-    return this.accounts.rollKey(keyId, { gracePeriodSeconds }, portalActor(accountId)).catch(asPortalRefusal);
+    return this.accounts.rollKey(keyId, { gracePeriodSeconds }, portalActor(accountId)).catch(inPortalWords);
   }
 
   /** Only the account's own keys: another account's key id is answered as unknown. */
@@ -51,7 +50,7 @@ export class PortalKeys {
 
   async ownKey(accountId: string, keyId: string): Promise<KeyView> {
     const key = KEY_ID_PATTERN.test(keyId) ? (await this.accounts.listKeys(accountId)).find((candidate) => candidate.id === keyId) : undefined;
-    if (!key) throw new PortalRefusal(404, `Your account has no key with id "${keyId}".`);
+    if (!key) throw new ApiError('not_found', `Your account has no key with id "${keyId}".`);
     return key;
   }
 }
@@ -62,17 +61,15 @@ export function hasExpired(key: Pick<KeyView, 'expiresAt'>, now = Date.now()): b
 }
 
 /**
- * The account service's refusals of what a person asked for, as the portal shows them: a bad name,
- * a key that cannot be rolled, the key limits (the most active keys held: 409; the most created in
- * a day: 429 with when to try again).
+ * The account service's refusals of what a person asked for, in the portal's words: the key limits
+ * speak of "this account" (the most active keys held: 409 conflict; the most created in a day: 429
+ * with its Retry-After); a bad name or a key that cannot be rolled as the service said it.
  */
-function asPortalRefusal(error: unknown): never {
+function inPortalWords(error: unknown): never {
   if (!(error instanceof ApiError)) throw error;
-  const retryAfter = error.headers['Retry-After'];
   const message = error.message.replace(/^Account \S+ (already )?has/, 'This account $1has');
-  if (error.code === 'rate_limited') throw new PortalRefusal(429, message, retryAfter === undefined ? undefined : Number(retryAfter));
-  if (error.code === 'invalid_parameter' && /active keys/.test(error.message)) throw new PortalRefusal(409, message);
-  if (error.status === 400 || error.status === 404 || error.status === 409) throw new PortalRefusal(error.status, error.message);
+  if (error.code === 'rate_limited') throw new ApiError('rate_limited', message, error.headers);
+  if (error.code === 'invalid_parameter' && /active keys/.test(error.message)) throw new ApiError('conflict', message);
   throw error;
 }
 

@@ -1,22 +1,22 @@
-/** Something the person can fix or wait out, with the page status and the message shown to them. */
-export class PortalRefusal extends Error {
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 503,
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-    this.name = 'PortalRefusal';
-  }
-}
+import { ApiError } from '../../../shared/src/errors';
 
-/** The value of a check that passed; a failed check's message, as a 400 refusal. */
+/**
+ * The portal refuses with the one catalogue's errors (`ApiError`), like every other part of the
+ * system, and renders them as pages (`refusals.ts`). These are the words its refusals share.
+ */
+
+/** The value of a check that passed; a failed check's message, as a 400 refusal of the form. */
 export function valid<T>(checked: { ok: true; value: T } | { ok: false; message: string }): T {
-  if (!checked.ok) throw new PortalRefusal(400, checked.message);
+  if (!checked.ok) throw new ApiError('invalid_body', checked.message);
   return checked.value;
 }
 
-export function describeWait(seconds: number): string {
+/** 429 rate_limited with `Retry-After`, saying in words when to try again. */
+export function tooManyAttempts(what: string, waitSeconds: number): ApiError {
+  return new ApiError('rate_limited', `${what}: try again in ${describeWait(waitSeconds)}.`, { 'Retry-After': String(waitSeconds) });
+}
+
+function describeWait(seconds: number): string {
   if (seconds < 60) return `${seconds} ${seconds === 1 ? 'second' : 'seconds'}`;
   const minutes = Math.ceil(seconds / 60);
   return `${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;

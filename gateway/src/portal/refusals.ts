@@ -1,51 +1,32 @@
-import { ApiError, serviceUnavailable } from '../../../shared/src/errors';
+import type { Response } from 'express';
+import { ApiError, ErrorAnswer, knownAnswer, serviceUnavailable } from '../../../shared/src/errors';
 import { StoreUnavailableError } from '../store-errors';
 import { HasherBusyError } from './passwords';
-import { PortalRefusal } from './portal-refusal';
 
-/** What the portal can tell a person (or its page's script) about an error, and in which words. */
-
-export interface Refusal {
-  status: number;
-  message: string;
-  retryAfterSeconds?: number;
+/**
+ * What the portal can tell a person (or its page's script) about an error: an answer of the one
+ * catalogue (`shared/src/errors.ts`), which the routes render as a page (or, on the JSON endpoint,
+ * hand to the one error handler); undefined for a bug.
+ */
+export function refusalOf(error: unknown): ErrorAnswer | undefined {
+  if (error instanceof StoreUnavailableError) return serviceUnavailable('The portal cannot reach its store right now; try again in a moment.');
+  if (error instanceof HasherBusyError) return serviceUnavailable('The portal is very busy right now; try again in a few seconds.', 5);
+  // The router's own wording speaks of a path; a person reads an address.
+  if (error instanceof URIError) return new ApiError('invalid_parameter', 'The address holds invalid percent-encoding.');
+  return knownAnswer(error);
 }
 
-/** What a person (or the page's script) can be told about an error; undefined for a bug. */
-export function asRefusal(error: unknown): Refusal | undefined {
-  if (error instanceof PortalRefusal) return error;
-  if (error instanceof ApiError) return { status: error.status, message: error.message, retryAfterSeconds: numberOr(error.headers['Retry-After']) };
-  if (error instanceof StoreUnavailableError) return asRefusal(serviceUnavailable('The portal cannot reach its store right now; try again in a moment.'));
-  if (error instanceof HasherBusyError) return asRefusal(serviceUnavailable('The portal is very busy right now; try again in a few seconds.', 5));
-  if (error instanceof URIError) return { status: 400, message: 'The address holds invalid percent-encoding.' };
-  const type = typeof error === 'object' && error !== null && 'type' in error ? (error as { type: unknown }).type : undefined;
-  switch (type) {
-    case 'entity.too.large':
-    case 'parameters.too.many':
-      return { status: 413, message: 'The form sent is larger than any portal form.' };
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return { status: 415, message: 'The form must be sent as plain UTF-8, uncompressed.' };
-    case 'request.aborted':
-    case 'stream.not.readable':
-      return { status: 400, message: 'The form could not be read.' };
-    default:
-      return undefined;
-  }
+/** The headers a refusal must carry on its page as well (Retry-After, Allow). */
+export function setHeadersOf(res: Response, refusal: ErrorAnswer): void {
+  for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
 }
 
-export function asApiError(refusal: Refusal): ApiError {
-  const retry: Record<string, string> = refusal.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(refusal.retryAfterSeconds) };
-  if (refusal.status === 429) return new ApiError('rate_limited', refusal.message, retry);
-  if (refusal.status === 503) return serviceUnavailable(refusal.message, refusal.retryAfterSeconds);
-  if (refusal.status === 404) return new ApiError('not_found', refusal.message);
-  return new ApiError('invalid_parameter', refusal.message);
+/** A refusal of what a person asked on the dashboard (a bad form, a key limit) is shown there; the rest on a page of its own. */
+export function shownOnDashboard(error: unknown): error is ErrorAnswer {
+  return error instanceof ErrorAnswer && error.status < 500;
 }
 
-function numberOr(value: string | undefined): number | undefined {
-  return value === undefined ? undefined : Number(value);
-}
-
+/** The heading of the page that shows a refusal. */
 export function titleFor(status: number): string {
   switch (status) {
     case 403:
@@ -54,6 +35,8 @@ export function titleFor(status: number): string {
       return 'Not found';
     case 405:
       return 'Not allowed';
+    case 408:
+      return 'Too slow';
     case 409:
       return 'Not possible';
     case 429:

@@ -1,5 +1,5 @@
-import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { ApiError, closeIfBodyUnread, notAllowed } from '../../../shared/src/errors';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { ApiError, ErrorAnswer, closeIfBodyUnread, notAllowed } from '../../../shared/src/errors';
 import type { ApiEnvironment } from '../../../shared/src/settings';
 import type { KeyPosition } from '../accounts/account-views';
 import { sameSecret } from '../keys/api-key';
@@ -8,10 +8,9 @@ import { clearSessionCookie, portalCookies, readCookie, setDeviceCookie, setForm
 import type { Html } from './html';
 import { dashboardPage, type DashboardView } from './dashboard-page';
 import { revokePage, rollPage } from './key-pages';
-import { field, gracePeriodOf, keysPageOf, newKeyForm } from './forms';
-import { asApiError, asRefusal, titleFor } from './refusals';
+import { field, formReader, gracePeriodOf, keysPageOf, newKeyForm, requireForm } from './forms';
+import { refusalOf, setHeadersOf, shownOnDashboard, titleFor } from './refusals';
 import { logInPage, messagePage, signUpPage, type PageContext } from './pages';
-import { PortalRefusal } from './portal-refusal';
 import type { PortalService } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
 import type { Credentials, StartedSession } from './sign-in';
@@ -23,6 +22,8 @@ export interface PortalRouterDeps {
   environment: ApiEnvironment;
   /** PUBLIC_BASE_URL: the API's address in the `curl` line, the portal's origin, and whether cookies are Secure. */
   publicBaseUrl: string | undefined;
+  /** `BODY_TIMEOUT_MS`: a form must arrive whole within this, or 408 request_timeout. */
+  bodyTimeoutMs: number;
 }
 
 interface PortalLocals {
@@ -30,8 +31,6 @@ interface PortalLocals {
   sessionToken: string | undefined;
 }
 
-/** A form post may be small: a few short fields. */
-const FORM_LIMIT = '8kb';
 const FORM_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 const REVOKED_NOTICE = /^key_[0-9A-Za-z]{20}$/;
 
@@ -39,9 +38,11 @@ const REVOKED_NOTICE = /^key_[0-9A-Za-z]{20}$/;
  * The developer portal's routes, mounted at /portal on the public port. Pages are HTML; the one
  * JSON endpoint (`/portal/usage`, polled by the page) answers errors in the Error shape.
  * Every POST must come from a portal page (Origin/Referer) and carry a CSRF token: the session's
- * once logged in, the form cookie's before.
+ * once logged in, the form cookie's before. Every check that needs no form (origin, session, the
+ * form cookie) runs before the form is read: a request it refuses is answered at once and its body
+ * never read. Refusals are answers of the one catalogue (`ApiError`), rendered as pages.
  */
-export function createPortalRouter({ service, assets, environment, publicBaseUrl }: PortalRouterDeps): Router {
+export function createPortalRouter({ service, assets, environment, publicBaseUrl, bodyTimeoutMs }: PortalRouterDeps): Router {
   const router = Router({ caseSensitive: true, strict: false });
   const cookies = portalCookies(publicBaseUrl);
   const publicOrigin = publicBaseUrl === undefined ? undefined : new URL(publicBaseUrl).origin;
@@ -79,32 +80,32 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   });
 
   const fromPortal: RequestHandler = (req, _res, next) => {
-    if (!sentFromPortal(req, publicOrigin)) throw new PortalRefusal(403, 'This request did not come from a page of the portal, so it was refused (cross-site request protection). Open the portal and try again.');
+    if (!sentFromPortal(req, publicOrigin)) throw new ApiError('forbidden', 'This request did not come from a page of the portal, so it was refused (cross-site request protection). Open the portal and try again.');
     next();
   };
-  const readForm: RequestHandler[] = [
-    (req, _res, next) => {
-      if (!req.is('application/x-www-form-urlencoded')) throw new PortalRefusal(415, 'The portal accepts only its own forms (application/x-www-form-urlencoded).');
-      next();
-    },
-    express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: 10, inflate: false }),
-  ];
+  const readForm = formReader(bodyTimeoutMs);
+  /** Before log-in, the form's token is checked against the form cookie: a browser without one is refused before its form is read. */
+  const hasFormCookie: RequestHandler = (req, _res, next) => {
+    if (readCookie(req, cookies.formToken) === undefined) throw expiredForm();
+    next();
+  };
   const checkFormToken: RequestHandler = (req, _res, next) => {
-    const cookie = readCookie(req, cookies.formToken);
     const sent = field(req, '_csrf');
-    if (cookie === undefined || sent === '' || !sameSecret(cookie, sent)) throw expiredForm();
+    if (sent === '' || !sameSecret(readCookie(req, cookies.formToken)!, sent)) throw expiredForm();
     next();
   };
   const requireSession: RequestHandler = (_req, res, next) => {
-    if (!locals(res).session) throw new PortalRefusal(401, 'Your session has ended: log in again.');
+    if (!locals(res).session) throw new ApiError('unauthorized', 'Your session has ended: log in again.');
     next();
   };
   const checkSessionToken: RequestHandler = (req, res, next) => {
     if (!sameSecret(locals(res).session!.csrfToken, field(req, '_csrf'))) throw expiredForm();
     next();
   };
-  const post = (...handlers: RequestHandler[]) => [fromPortal, ...readForm, ...handlers];
-  const sessionPost = (...handlers: RequestHandler[]) => post(requireSession, checkSessionToken, ...handlers);
+  /** A form post: the checks that need no form (origin, media type, a session or form cookie), then the form, then its token. */
+  const formPost = (before: RequestHandler, tokenCheck: RequestHandler, ...handlers: RequestHandler[]) => [fromPortal, requireForm, before, readForm, tokenCheck, ...handlers];
+  const post = (...handlers: RequestHandler[]) => formPost(hasFormCookie, checkFormToken, ...handlers);
+  const sessionPost = (...handlers: RequestHandler[]) => formPost(requireSession, checkSessionToken, ...handlers);
 
   const renderDashboard = async (res: Response, status: number, view: Omit<DashboardView, 'dashboard' | 'csrfToken'>, keysAfter?: KeyPosition) => {
     const session = locals(res).session!;
@@ -118,8 +119,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
 
   /** A refusal of a log-in or sign-up goes back to its form, with the message and the email typed. */
   const onCredentialsRefused = (req: Request, res: Response, error: unknown, render: typeof renderLogIn) => {
-    if (!(error instanceof PortalRefusal)) throw error;
-    if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    if (!(error instanceof ErrorAnswer)) throw error;
+    setHeadersOf(res, error);
     const typed: unknown = (req.body as Record<string, unknown> | undefined)?.email;
     render(req, res, error.status, { email: typeof typed === 'string' ? typed.slice(0, 300) : undefined, error: error.message });
   };
@@ -147,7 +148,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
         render(req, res, 200, { notice: notice?.(req) });
       })
       .post(
-        ...post(checkFormToken, async (req, res) => {
+        ...post(async (req, res) => {
           try {
             const { token, device } = await act({ email: field(req, 'email'), password: field(req, 'password'), ip: ip(req), device: readCookie(req, cookies.device) });
             await startSession(res, token);
@@ -182,7 +183,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
           const created = await service.createKey(accountId, newKeyForm(req));
           await renderDashboard(res, 201, { newKey: { id: created.id, key: created.key, apiBase: apiBase(req) } });
         } catch (error) {
-          if (!(error instanceof PortalRefusal)) throw error;
+          if (!shownOnDashboard(error)) throw error;
+          setHeadersOf(res, error);
           await renderDashboard(res, error.status, { error: error.message });
         }
       }),
@@ -217,7 +219,9 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
           const rolled = await service.rollKey(locals(res).session!.accountId, String(req.params.keyId), gracePeriodOf(req));
           await renderDashboard(res, 201, { newKey: { id: rolled.id, key: rolled.key, apiBase: apiBase(req), replaces: rolled.replaces } });
         } catch (error) {
-          if (!(error instanceof PortalRefusal) || error.status === 404) throw error;
+          // Another account's key, or none: the page of an unknown key, as for revoking it.
+          if (!shownOnDashboard(error) || error.status === 404) throw error;
+          setHeadersOf(res, error);
           await renderDashboard(res, error.status, { error: error.message });
         }
       }),
@@ -236,19 +240,19 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     });
 
   router.use((req) => {
-    throw new PortalRefusal(404, `There is no portal page at ${req.originalUrl.split('?')[0]}.`);
+    throw new ApiError('not_found', `There is no portal page at ${req.originalUrl.split('?')[0]}.`);
   });
 
   // ── Errors ─────────────────────────────────────────────────────────────
   const onError: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
-    const refusal = asRefusal(error);
+    const refusal = refusalOf(error);
     if (!refusal) return next(error);
+    // The JSON endpoint's refusals go to the public port's one error handler, in the Error shape.
+    if (isUsageApi(req)) return next(refusal);
     // A form refused before it was read (too large, a limit) is never read: the connection closes.
     closeIfBodyUnread(req, res);
-    // The JSON endpoint's refusals go to the public port's one error handler, in the Error shape.
-    if (isUsageApi(req)) return next(error instanceof ApiError ? error : asApiError(refusal));
-    if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
+    setHeadersOf(res, refusal);
     if (refusal.status === 401) {
       // The session ended: the log-in form is the way on.
       locals(res).session = null;
@@ -266,8 +270,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   return router;
 }
 
-function expiredForm(): PortalRefusal {
-  return new PortalRefusal(403, 'This form has expired or did not come from the portal, so it was refused (cross-site request protection). Reload the page and try again.');
+function expiredForm(): ApiError {
+  return new ApiError('forbidden', 'This form has expired or did not come from the portal, so it was refused (cross-site request protection). Reload the page and try again.');
 }
 
 function noticeFor(req: Request): string | undefined {
@@ -278,11 +282,11 @@ function noticeFor(req: Request): string | undefined {
 }
 
 function pageMethodNotAllowed(allowed: readonly string[]): RequestHandler {
-  return (req, res) => {
-    res.setHeader('Allow', allowed.join(', '));
-    throw new PortalRefusal(405, `${req.method} is not allowed here; use ${allowed.join(' or ')}.`);
+  return (req) => {
+    throw new ApiError('method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, { Allow: allowed.join(', ') });
   };
 }
+
 
 /** `/portal/usage` (with or without a trailing slash, as the router matches it) is JSON, not a page: its errors are too. */
 function isUsageApi(req: Request): boolean {

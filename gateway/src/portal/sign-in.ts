@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ApiError } from '../../../shared/src/errors';
 import { STARTER_PLAN } from '../accounts/types';
 import type { AccountService } from '../accounts/account-service';
 import { MAX_NAME_LENGTH } from '../accounts/schemas';
@@ -8,7 +9,7 @@ import type { AttemptKind } from './attempt-limits';
 import { checkEmail, checkNewPassword, latinLookAlike, logInEmails } from './credential-rules';
 import type { DeviceCookies } from './device-cookies';
 import type { PasswordHasher } from './passwords';
-import { PortalRefusal, valid } from './portal-refusal';
+import { valid } from './portal-refusal';
 import type { ActiveSession, Sessions } from './sessions';
 import type { PortalStore } from './store';
 
@@ -71,17 +72,17 @@ export class SignIn {
 
   /** A new Free account with this email and password, and a session for it. */
   async signUp({ email: rawEmail, password, ip }: Credentials): Promise<StartedSession> {
-    if (!this.signUpOpen) throw new PortalRefusal(403, 'Sign-up is closed on this deployment: ask the Animal Store team for an account.');
+    if (!this.signUpOpen) throw new ApiError('forbidden', 'Sign-up is closed on this deployment: ask the Animal Store team for an account.');
     const { gate } = this.deps;
     await gate.take('signUpPerAddress', gate.addressOf(ip), 'Too many sign-ups from your network');
     const email = valid(checkEmail(rawEmail));
     valid(checkNewPassword(password, email));
     await gate.take('signUpPerEmail', email, 'Too many sign-ups for this email');
-    const taken = new PortalRefusal(409, 'An account with this email already exists: log in instead.');
+    const taken = new ApiError('conflict', 'An account with this email already exists: log in instead.');
     if (await this.deps.store.findCredential(email)) throw taken;
     const printsAs = latinLookAlike(email);
     if (printsAs !== undefined && (await this.deps.store.findCredential(printsAs))) {
-      throw new PortalRefusal(409, `This address prints like ${printsAs}, which already has an account: use an address of your own.`);
+      throw new ApiError('conflict', `This address prints like ${printsAs}, which already has an account: use an address of your own.`);
     }
 
     const passwordHash = await this.deps.hasher.hash(password);
@@ -93,7 +94,7 @@ export class SignIn {
       const account = await this.deps.accounts.createAccount({ name: accountName(email), plan: STARTER_PLAN, email }, PORTAL_SIGN_UP_ACTOR);
       const credential = { accountId: account.id, passwordHash, createdAt: account.createdAt };
       if (!(await this.deps.store.completeSignUp(email, reservation, credential))) {
-        throw new PortalRefusal(503, 'The sign-up took too long to finish; please try again.');
+        throw new ApiError('service_unavailable', 'The sign-up took too long to finish; please try again.');
       }
       return { ...(await this.deps.sessions.start(account.id)), device: this.deps.devices.issue(email) };
     } catch (error) {
@@ -110,7 +111,7 @@ export class SignIn {
    * refused) per email; a browser with the email's device cookie is limited only per device.
    */
   async logIn({ email: rawEmail, password, ip, device }: Credentials): Promise<StartedSession> {
-    if (rawEmail.trim() === '' || password === '') throw new PortalRefusal(400, 'Enter your email address and your password.');
+    if (rawEmail.trim() === '' || password === '') throw new ApiError('invalid_body', 'Enter your email address and your password.');
     // The canonical form first; an account made before it existed is found under its old form.
     const forms = valid(logInEmails(rawEmail));
     const email = forms[0]!;
@@ -149,7 +150,7 @@ export class SignIn {
     }
     if (accountId === undefined) {
       await gate.attempts.charge('logInFailuresPerEmail', email);
-      throw new PortalRefusal(401, SAME_ANSWER);
+      throw new ApiError('unauthorized', SAME_ANSWER);
     }
     await gate.giveBack(reserved);
     return { ...(await this.deps.sessions.start(accountId)), device: this.deps.devices.issue(email, deviceId) };

@@ -67,7 +67,9 @@ describe('the route table', () => {
         expect(segments).toHaveLength(match.path.segments.length);
         for (const segment of segments) {
           expect(segment).not.toMatch(/^\.{1,2}$|[\\/?#]/);
-          expect(decodeURIComponent(segment)).toBeDefined();
+          // Well-formed percent-encoding that stays one segment, as the pets-service reads it back.
+          expect(() => decodeURIComponent(segment)).not.toThrow();
+          expect(encodeURIComponent(decodeURIComponent(segment))).toBe(segment);
         }
       }),
     );

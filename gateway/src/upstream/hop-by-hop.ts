@@ -44,6 +44,15 @@ function namedInConnection(headers: IncomingHttpHeaders): Set<string> | undefine
   return names;
 }
 
+/**
+ * Whether `Connection` names a header the request relies on end to end: named there, it would be
+ * stripped as hop-by-hop (rightly, by the RFC) and never reach the pets-service. `Idempotency-Key`
+ * is the one: dropped silently, a retried create would make a second pet.
+ */
+export function namesEndToEndHeader(headers: IncomingHttpHeaders, name: string): boolean {
+  return namedInConnection(headers)?.has(name) ?? false;
+}
+
 function filtered(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): OutgoingHttpHeaders {
   const named = namedInConnection(headers);
   const kept: OutgoingHttpHeaders = {};

@@ -1,8 +1,8 @@
-import type { AccountStore } from '../accounts/types';
+import type { KeyUseRecords } from '../accounts/account-store';
 import { BackgroundFlush } from './background-flush';
 
 export interface KeyUseRecorderOptions {
-  store: Pick<AccountStore, 'recordKeyUse' | 'keysLastUsed'>;
+  store: KeyUseRecords;
   /** How often uses go to the store (default 1 s): the resolution of `lastUsedAt` seen from other replicas. */
   flushIntervalMs?: number;
   /** Keys remembered between two flushes at most; uses of further keys wait for the next interval. */

@@ -1,9 +1,9 @@
-import type { AccountStore } from '../../src/accounts/types';
+import type { AccountRecords } from '../../src/accounts/account-store';
 import { newAccountId } from '../../src/keys/api-key';
 import { anAccount } from '../support/account-records';
 
 /** Accounts: created once, read back whole, updated only when they exist, never shared with the caller. */
-export function accountsContract(store: AccountStore): void {
+export function accountsContract(store: AccountRecords): void {
   describe('accounts', () => {
     it('when an account is created, then it reads back equal, null overrides included', async () => {
       const account = anAccount();

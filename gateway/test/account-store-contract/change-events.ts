@@ -1,10 +1,11 @@
-import type { AccountStore, ChangeEvent } from '../../src/accounts/types';
+import type { ChangeEvent } from '../../src/accounts/types';
+import type { AccountRecords, ChangeFeed, KeyRecords, PlanRecords } from '../../src/accounts/account-store';
 import { newKeyId } from '../../src/keys/api-key';
 import { aKey, anAccount } from '../support/account-records';
 import { heard, recordChanges } from './store-under-test';
 
 /** The change feed: one event per write, none for a refused one, heard by every listener that is still subscribed. */
-export function changeEventsContract(store: AccountStore): void {
+export function changeEventsContract(store: AccountRecords & ChangeFeed & KeyRecords & PlanRecords): void {
   describe('change events', () => {
     it('when accounts, keys and plans are written, then listeners hear one event per write, in order', async () => {
       const { events } = recordChanges(store);

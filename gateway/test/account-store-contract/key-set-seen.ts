@@ -1,12 +1,13 @@
 import { KeySetChangedError } from '../../src/accounts/errors';
-import type { AccountStore } from '../../src/accounts/types';
+import type { AccountRecords, KeyRecords, KeyResolutionStore } from '../../src/accounts/account-store';
 import { aKey, anAccount } from '../support/account-records';
+import { keyWithHash } from './store-under-test';
 
 /**
  * A key written only if the account's key-set version is still the one the caller read, in the
  * write's own atomic step: what keeps the key limits whole when replicas create keys at once.
  */
-export function keySetSeenContract(store: AccountStore): void {
+export function keySetSeenContract(store: AccountRecords & KeyRecords & KeyResolutionStore): void {
   describe('key writes conditional on the key-set version read', () => {
     const EARLY = '2026-01-01T00:00:00.000Z';
     const LATE = '2026-02-01T00:00:00.000Z';
@@ -32,7 +33,7 @@ export function keySetSeenContract(store: AccountStore): void {
       const second = aKey(account.id);
       await expect(store.addKey(second, read)).rejects.toBeInstanceOf(KeySetChangedError);
       expect(await store.getKey(second.id)).toBeNull();
-      expect(await store.findKeyByHash(second.hash)).toBeNull();
+      expect(await keyWithHash(store, second.hash)).toBeNull();
       expect((await store.listKeys(account.id)).map((key) => key.id)).toEqual([first.id]);
       expect(await store.keySetVersion(account.id)).toBe(1);
     });
@@ -54,7 +55,10 @@ export function keySetSeenContract(store: AccountStore): void {
       await store.revokeKey(key.id, LATE);
       await store.pruneRetiredKeys(account.id, LATE, { retiredKept: 0, retiredRetentionMs: 0 });
       expect(await store.getKey(key.id)).toBeNull();
-      await store.addKey(aKey(account.id), { version: 1 });
+      expect(await store.keySetVersion(account.id)).toBe(1);
+      const next = aKey(account.id);
+      await store.addKey(next, { version: 1 });
+      expect(await store.getKey(next.id)).toEqual(next);
     });
 
     it('when a roll is asked with a stale version, then it is refused and neither key changes; with the current one, it rolls and counts one more', async () => {

@@ -1,9 +1,10 @@
-import type { Account, AccountPosition, AccountQuery, AccountStore } from '../../src/accounts/types';
+import type { Account, AccountPosition, AccountQuery } from '../../src/accounts/types';
+import type { AccountRecords } from '../../src/accounts/account-store';
 import { normaliseSearch } from '../../src/accounts/search';
 import { anAccount } from '../support/account-records';
 
 /** Listing accounts: paged in creation order, filtered by plan, searched by name or email. */
-export function listingContract(store: AccountStore): void {
+export function listingContract(store: AccountRecords): void {
   describe('listing accounts', () => {
     /** Accounts created one second apart, in this order, so creation order is list order. */
     async function createInOrder(specs: Partial<Account>[]): Promise<Account[]> {

@@ -1,7 +1,8 @@
-import { BUILT_IN_PLANS, type AccountStore } from '../../src/accounts/types';
+import { BUILT_IN_PLANS } from '../../src/accounts/types';
+import type { PlanRecords } from '../../src/accounts/account-store';
 
 /** Plans: the built-in numbers until an operator sets others. */
-export function plansContract(store: AccountStore): void {
+export function plansContract(store: PlanRecords): void {
   describe('plans', () => {
     it('when nothing was changed, then the four built-in plans are listed in order', async () => {
       expect(await store.listPlans()).toEqual(BUILT_IN_PLANS);

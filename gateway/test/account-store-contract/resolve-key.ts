@@ -1,9 +1,9 @@
-import type { AccountStore } from '../../src/accounts/types';
+import type { AccountRecords, KeyRecords, KeyResolutionStore, PlanRecords } from '../../src/accounts/account-store';
 import { generateApiKey, hashApiKey, newAccountId } from '../../src/keys/api-key';
 import { aKey, anAccount } from '../support/account-records';
 
 /** resolveKey: a key with its account and its plan, the one store call authentication makes. */
-export function resolveKeyContract(store: AccountStore): void {
+export function resolveKeyContract(store: AccountRecords & KeyRecords & KeyResolutionStore & PlanRecords): void {
   describe('resolveKey (authentication in one round trip)', () => {
     it('when a key is resolved by its hash, then it comes with its account and the plan with its built-in numbers', async () => {
       const account = anAccount({ plan: 'business' });

@@ -1,4 +1,5 @@
-import type { AccountStore, ChangeEvent } from '../../src/accounts/types';
+import type { ApiKeyRecord, ChangeEvent } from '../../src/accounts/types';
+import type { AccountStore, ChangeFeed, KeyResolutionStore } from '../../src/accounts/account-store';
 import { waitFor } from '../../../test/helpers/ports';
 
 /** Gives a fresh, empty store of the kind under test. */
@@ -31,7 +32,7 @@ export function storeUnderTest(open: OpenAccountStore): AccountStore {
 }
 
 /** Every change event `store` publishes from now on, until `stop`. */
-export function recordChanges(store: AccountStore): { events: ChangeEvent[]; stop: () => void } {
+export function recordChanges(store: Pick<ChangeFeed, 'onChange'>): { events: ChangeEvent[]; stop: () => void } {
   const events: ChangeEvent[] = [];
   const stop = store.onChange((event) => events.push(event));
   return { events, stop };
@@ -40,3 +41,8 @@ export function recordChanges(store: AccountStore): { events: ChangeEvent[]; sto
 /** Waits until `events` hold all of `expected`: a Redis store's events arrive over pub/sub, after the write returns. */
 export const heard = (events: ChangeEvent[], expected: ChangeEvent[]) =>
   waitFor(() => expected.every((event) => events.some((seen) => JSON.stringify(seen) === JSON.stringify(event))), 2_000, JSON.stringify(expected));
+
+/** The key a hash names, through the store's hash index (`resolveKey`, authentication's look-up); null when none. */
+export async function keyWithHash(store: KeyResolutionStore, hash: string): Promise<ApiKeyRecord | null> {
+  return (await store.resolveKey(hash))?.key ?? null;
+}

@@ -10,9 +10,9 @@ const logger = createLogger('gateway-test', 'silent');
  * A whole gateway in process (`createGateway`, the in-process store and limiter unless REDIS_URL
  * is given), configured from `env` as main.ts would be. TRUST_PROXY=loopback lets a test be any
  * client address through X-Forwarded-For. Nothing listens on PETS_URL: tests stay in front of the proxy.
- * `deps`: what main.ts would not give, e.g. the portal's tuning (cheaper hashes, shorter sessions).
+ * `deps`: what main.ts would not give, e.g. the portal's tuning (cheaper hashes, shorter sessions), or a logger to read.
  */
-export async function startGateway(env: Record<string, string> = {}, deps: Omit<GatewayDeps, 'logger'> = {}): Promise<Gateway> {
+export async function startGateway(env: Record<string, string> = {}, deps: Partial<GatewayDeps> = {}): Promise<Gateway> {
   const config = loadGatewayConfig({
     INTERNAL_JWT_SECRET: 'test-internal-secret-0123456789abcdef',
     ADMIN_TOKEN,

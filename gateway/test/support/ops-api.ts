@@ -5,7 +5,7 @@ import { AccountService } from '../../src/accounts/account-service';
 import { createAdminApp } from '../../src/admin/app';
 import { OpsReports } from '../../src/accounts/reports';
 import { RedisAccountStore } from '../../src/accounts/redis-account-store';
-import type { AccountStore } from '../../src/accounts/types';
+import type { AccountStore } from '../../src/accounts/account-store';
 import type { AuditLog } from '../../src/audit/audit-log';
 import { RedisAuditLog } from '../../src/audit/redis-audit-log';
 import { createLimiter } from '../../src/limits';

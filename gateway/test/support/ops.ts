@@ -1,7 +1,7 @@
 import { AccountService } from '../../src/accounts/account-service';
 import { OpsReports } from '../../src/accounts/reports';
 import { MemoryAccountStore } from '../../src/accounts/memory-account-store';
-import type { AccountStore } from '../../src/accounts/types';
+import type { AccountStore } from '../../src/accounts/account-store';
 import { MemoryAuditLog, type AuditLog } from '../../src/audit/audit-log';
 import { MemoryLimiter } from '../../src/limits/memory-limiter';
 import type { BanPolicy } from '../../src/limits/types';

@@ -1,7 +1,7 @@
 import { AccountService } from '../../src/accounts/account-service';
 import { MemoryAccountStore } from '../../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../../src/accounts/principal-resolver';
-import type { AccountStore } from '../../src/accounts/types';
+import type { AccountStore } from '../../src/accounts/account-store';
 import { MemoryLimiter } from '../../src/limits/memory-limiter';
 import { StoreUnavailableError } from '../../src/store-errors';
 

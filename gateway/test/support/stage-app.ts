@@ -1,5 +1,5 @@
 import express, { type Express, type RequestHandler } from 'express';
-import { errorHandler } from '../../../shared/src/errors';
+import { ApiError, errorHandler } from '../../../shared/src/errors';
 import { createLogger } from '../../../shared/src/logger';
 import { MemoryAccountStore } from '../../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../../src/accounts/principal-resolver';
@@ -18,8 +18,7 @@ const logger = createLogger('stage-test', 'silent');
 /** What the stages left on `res.locals`, as the final handler answers it (200). */
 export interface LocalsSeen {
   principal?: { keyId: string; accountId: string };
-  authError?: { code: string; status: number; message: string; headers: Record<string, string> };
-  pendingKey?: { apiKey: string; recentlyValid: boolean };
+  identityRefusal?: { code: string; status: number; message: string; headers: Record<string, string> };
   route?: string;
   body?: string;
 }
@@ -44,7 +43,7 @@ export function stageApp(...stages: RequestHandler[]): Express {
   return app;
 }
 
-/** A stage that sets what earlier stages would have (a principal, a pending key...). */
+/** A stage that sets what earlier stages would have (a principal, a refusal...). */
 export function presetLocals(locals: V1Locals): RequestHandler {
   return (_req, res, next) => {
     Object.assign(res.locals, locals);
@@ -52,11 +51,20 @@ export function presetLocals(locals: V1Locals): RequestHandler {
   };
 }
 
-function seen({ principal, authError, pendingKey, route, body }: V1Locals): LocalsSeen {
+/** What identify leaves for a request without a key: authorize answers it with 401. */
+export function withoutKey(): RequestHandler {
+  return presetLocals({ identityRefusal: new ApiError('unauthorized', 'An API key is required: send Authorization: Bearer <key>.', { 'WWW-Authenticate': 'Bearer realm="animal-store"' }) });
+}
+
+function seen({ principal, identityRefusal, route, body }: V1Locals): LocalsSeen {
   return {
     principal: principal && { keyId: principal.keyId, accountId: principal.accountId },
-    authError: authError && { code: authError.code, status: authError.status, message: authError.message, headers: { ...authError.headers } },
-    pendingKey,
+    identityRefusal: identityRefusal && {
+      code: identityRefusal.code,
+      status: identityRefusal.status,
+      message: identityRefusal.message,
+      headers: { ...identityRefusal.headers },
+    },
     route: route?.kind,
     body: body?.toString('utf8'),
   };

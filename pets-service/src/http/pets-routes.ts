@@ -22,10 +22,12 @@ export interface PetsRoutesDeps {
   readonly cursors: CursorCodec;
   /** `PUBLIC_BASE_URL`, when set. */
   readonly publicBaseUrl?: string;
+  /** `BODY_TIMEOUT_MS`. */
+  readonly bodyTimeoutMs: number;
 }
 
 /** HTTP in, HTTP out: every rule lives in the validators and the service. Express 5 passes a rejected handler to the error handlers. */
-export function petsRoutes({ service, cursors, publicBaseUrl }: PetsRoutesDeps): Router {
+export function petsRoutes({ service, cursors, publicBaseUrl, bodyTimeoutMs }: PetsRoutesDeps): Router {
   const router = Router();
 
   router
@@ -37,7 +39,7 @@ export function petsRoutes({ service, cursors, publicBaseUrl }: PetsRoutesDeps):
       if (page.hasMore && last) res.setHeader('Link', `<${nextPageUrl(linkBase(req, publicBaseUrl), query, cursors.encode(last.id))}>; rel="next"`);
       sendJson(res, 200, page.pets);
     })
-    .post(checkIdempotencyKey, jsonBody('a JSON object describing the pet'), async (req, res) => {
+    .post(checkIdempotencyKey, jsonBody({ timeoutMs: bodyTimeoutMs, expected: 'a JSON object describing the pet' }), async (req, res) => {
       const key = res.locals.idempotencyKey as string | undefined;
       if (key === undefined) {
         const pet = await service.createPet(validateNewPet(req.body));

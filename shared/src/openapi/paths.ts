@@ -50,7 +50,7 @@ export const paths = {
           },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
         },
-        '400': errorWithHeaders('Invalid body (`invalid_body`), malformed JSON (`malformed_json`), or an `Idempotency-Key` that is not 1–255 visible ASCII characters (`invalid_parameter`).'),
+        '400': errorWithHeaders('Invalid body (`invalid_body`), malformed JSON (`malformed_json`), or an `Idempotency-Key` that is not 1–255 visible ASCII characters or that `Connection` names (it would be removed as hop-by-hop) (`invalid_parameter`).'),
         '403': errorWithHeaders(
           'The API key is read-only (`forbidden`): it may only `GET` and `HEAD`. Answered after rate limiting: the request counts against the quota, like any accepted one.',
           { 'WWW-Authenticate': { schema: { type: 'string' }, description: '`Bearer …, error="insufficient_scope"`.' } },

@@ -1,6 +1,5 @@
-import { ERROR_CODES } from '../errors';
-import { PET_STATUSES } from '../pets';
-import { MAX_CATEGORY_ID, TEXT_PATTERNS } from './value-rules';
+import { ERROR_SCHEMA } from '../errors';
+import { MAX_CATEGORY_ID, PET_STATUSES, TEXT_PATTERNS } from './value-rules';
 
 /** The bodies: what a client sends and receives, and the Error shape of every refusal. */
 export const schemas = {
@@ -42,13 +41,5 @@ export const schemas = {
     },
   },
   Pets: { type: 'array', items: { $ref: '#/components/schemas/Pet' } },
-  Error: {
-    type: 'object',
-    required: ['code', 'message', 'status'],
-    properties: {
-      code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code.' },
-      message: { type: 'string', description: 'Human-readable description.' },
-      status: { type: 'integer', description: 'The HTTP status code.' },
-    },
-  },
+  Error: ERROR_SCHEMA,
 } as const;

@@ -4,6 +4,8 @@
  */
 export const PAGE_SIZE = { minimum: 1, maximum: 100, default: 20 } as const;
 export const MAX_CATEGORY_ID = Number.MAX_SAFE_INTEGER;
+/** A pet's availability (`PetStatus`). */
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 
 /**
  * The rules of free text, as JSON Schema patterns (ECMA-262, matched by ajv with the `u` flag).

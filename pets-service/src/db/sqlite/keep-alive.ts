@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { traceStatement } from './statement-spans';
 
 /**
  * better-sqlite3 12 on Node ≥ 24.19 aborts the whole process (SIGABRT, "Assertion failed: (env) !=
@@ -28,9 +29,9 @@ export function openDatabase(file: string, options?: Database.Options): Database
   return keep(new Database(file, options));
 }
 
-/** `db.prepare(source)`, the Statement kept alive for the life of the process. */
+/** `db.prepare(source)`, the Statement kept alive for the life of the process (and traced, when tracing is on: `statement-spans.ts`). */
 export function prepare<Parameters extends unknown[] = unknown[], Row = unknown>(db: Database.Database, source: string): Database.Statement<Parameters, Row> {
-  return keep(db.prepare<Parameters, Row>(source));
+  return keep(traceStatement(db.prepare<Parameters, Row>(source), source));
 }
 
 /** `PRAGMA <source>`: the first column of the first row when it returns one (as `db.pragma(source, { simple: true })`). */
