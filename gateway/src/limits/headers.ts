@@ -16,14 +16,14 @@ export function rateLimitHeaders(decision: LimitDecision, nowMs: number): Record
 
   if (decision.outcome === 'banned') {
     const endMs = Math.max(decision.bannedUntilMs, nowMs);
-    if (shown) Object.assign(headers, describe(shown, 0, endMs, nowMs));
+    if (shown) describe(headers, shown, 0, endMs, nowMs);
     headers['Retry-After'] = String(retryAfterSeconds(endMs - nowMs));
     return headers;
   }
 
   if (shown) {
     const remaining = decision.outcome === 'limited' ? 0 : clampRemaining(shown);
-    Object.assign(headers, describe(shown, remaining, Math.max(shown.resetAtMs, nowMs), nowMs));
+    describe(headers, shown, remaining, Math.max(shown.resetAtMs, nowMs), nowMs);
   }
   if (decision.outcome === 'limited') headers['Retry-After'] = String(retryAfterSeconds(decision.retryAfterMs));
   return headers;
@@ -64,13 +64,12 @@ function step(node: PolicyNode, key: string | number): PolicyNode {
   return next;
 }
 
-function describe(w: WindowState, remaining: number, resetAtMs: number, nowMs: number): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(w.limit),
-    'X-RateLimit-Remaining': String(remaining),
-    'X-RateLimit-Reset': String(Math.ceil(resetAtMs / 1000)),
-    RateLimit: `"${w.name}";r=${remaining};t=${Math.max(0, Math.ceil((resetAtMs - nowMs) / 1000))}`,
-  };
+/** Writes the shown window's headers into `headers` (no object of their own to copy from, issue 29). */
+function describe(headers: Record<string, string>, w: WindowState, remaining: number, resetAtMs: number, nowMs: number): void {
+  headers['X-RateLimit-Limit'] = String(w.limit);
+  headers['X-RateLimit-Remaining'] = String(remaining);
+  headers['X-RateLimit-Reset'] = String(Math.ceil(resetAtMs / 1000));
+  headers.RateLimit = `"${w.name}";r=${remaining};t=${Math.max(0, Math.ceil((resetAtMs - nowMs) / 1000))}`;
 }
 
 function clampRemaining(w: WindowState): number {
