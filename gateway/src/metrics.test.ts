@@ -21,4 +21,14 @@ describe('gateway metrics', () => {
     expect(text).toContain('gateway_http_request_duration_seconds_count{method="GET"} 3');
     expect(text).toMatch(/gateway_rate_limiter_degraded 0/);
   });
+
+  it('when the limiter decides, then each decision is counted by outcome and caller, each pair on its own', async () => {
+    const metrics = createMetrics({ isDegraded: () => false, defaultMetrics: false });
+    for (const [outcome, caller] of [['allowed', 'key'], ['allowed', 'key'], ['allowed', 'anonymous'], ['limited', 'key'], ['banned', 'key']] as const) metrics.recordDecision(outcome, caller);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('gateway_rate_limit_decisions_total{outcome="allowed",caller="key"} 2');
+    expect(text).toContain('gateway_rate_limit_decisions_total{outcome="allowed",caller="anonymous"} 1');
+    expect(text).toContain('gateway_rate_limit_decisions_total{outcome="limited",caller="key"} 1');
+    expect(text).toContain('gateway_rate_limit_decisions_total{outcome="banned",caller="key"} 1');
+  });
 });
