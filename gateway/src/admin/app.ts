@@ -128,7 +128,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
   const body = { timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
 
   app.use(requestId);
-  app.use(accessLog(logger));
+  app.use(accessLog(app, logger));
   // Before anything else answers: a DNS-rebinding page must not even get the console.
   app.use(requireKnownHost({ adminHost: options.adminHost ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [] }));
   // No admin request carries more than a small JSON body: a larger one declared is refused unread.
