@@ -120,6 +120,15 @@ describe('gateway configuration', () => {
     }
   });
 
+  it('when SMTP_URL and MAIL_FROM are set, then they are kept; a bad one is named without its password', () => {
+    const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465', MAIL_FROM: 'Pets <pets@example.com>' });
+    expect(config).toMatchObject({ smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', mailFrom: 'Pets <pets@example.com>' });
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET })).toMatchObject({ smtpUrl: undefined, mailFrom: 'Animal Store <no-reply@localhost>' });
+    const problems = problemsOf({ INTERNAL_JWT_SECRET: SECRET, SMTP_URL: 'http://mailer:s3cret@mail.example.com', MAIL_FROM: 'not an address' });
+    expect(problems).toEqual([expect.stringMatching(/^SMTP_URL must be a URL starting with smtp:\/\/ or smtps:\/\//), expect.stringMatching(/^MAIL_FROM must be an address/)]);
+    expect(problems.join(' ')).not.toContain('s3cret');
+  });
+
   it('when PETS_URL lists several replicas, then each is kept, and a bad entry is named', () => {
     expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, PETS_URL: 'http://a:8082, http://b:8082' }).petsUrls).toEqual(['http://a:8082', 'http://b:8082']);
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PETS_URL: 'http://a:8082,b:8082,' })).toEqual([

@@ -56,7 +56,15 @@ export interface GatewayConfig extends SharedSettings {
   webhookAllowPrivate: boolean;
   /** `WEBHOOK_RETRY_SCHEDULE`: the delays (ms) between a failed delivery attempt and the next. */
   webhookRetryDelaysMs: readonly number[];
+  /** `SMTP_URL` (smtp:// or smtps://): the mail server emails go through; undefined: each email is written to the log. */
+  smtpUrl: string | undefined;
+  /** `MAIL_FROM`: the sender of every email. */
+  mailFrom: string;
 }
+
+export const DEFAULT_MAIL_FROM = 'Animal Store <no-reply@localhost>';
+/** `Name <address>` or a bare address, on one line. */
+const MAIL_FROM_SHAPE = /^(?:[^<>\r\n"]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
 
 export const PORTAL_SIGNUP_MODES = ['open', 'closed'] as const;
 export type PortalSignup = (typeof PORTAL_SIGNUP_MODES)[number];
@@ -101,7 +109,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     gatewayMiddleware: parseModuleList(read),
     webhookAllowPrivate: read.oneOf('WEBHOOK_ALLOW_PRIVATE', 'false', ['true', 'false']) === 'true',
     webhookRetryDelaysMs: parseWebhookRetrySchedule(read),
+    smtpUrl: read.url('SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    mailFrom: read.string('MAIL_FROM')?.trim() ?? DEFAULT_MAIL_FROM,
   };
+  if (!MAIL_FROM_SHAPE.test(config.mailFrom)) read.problem(`MAIL_FROM must be an address (no-reply@example.com) or a name and an address (Animal Store <no-reply@example.com>), got "${config.mailFrom}"`);
   if (config.workers > 1 && config.redisUrl === undefined && config.redisClusterNodes === undefined) {
     read.problem(
       `GATEWAY_WORKERS is ${config.workers}, but without REDIS_URL or REDIS_CLUSTER_NODES each worker would keep its own accounts, keys and limits: set a Redis, or GATEWAY_WORKERS=1`,

@@ -96,7 +96,8 @@ describe('RedisAccountStore specifics', () => {
     const started = Date.now();
     await expect(store.getAccount(newAccountId())).rejects.toMatchObject({ name: 'StoreUnavailableError' });
     await expect(store.setPlan({ name: 'free', perMinute: 1, perDay: 2 })).rejects.toMatchObject({ name: 'StoreUnavailableError' });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Not queued until Redis is back (it is not, in this test): any bound far below the test's own.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('when the subscriber reconnects after an outage, then listeners get a reset and hear later writes again', async () => {

@@ -27,6 +27,7 @@ describe('admin API over a Redis store that is down', () => {
     const res = await request(app).get(`/admin/accounts/${created.body.id}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     expectError(res, 503, 'service_unavailable');
     expect(res.headers['retry-after']).toBe('1');
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Not held until Redis is back (it is not, in this test): any bound far below the test's own.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -21,17 +21,18 @@ describe('log-in limits that cannot lock the owner out (issue 17)', () => {
   });
 
   it('when an email has failed more often than allowed, then strangers are slowed down on it, not refused; the browser with its device cookie is not', async () => {
-    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInFailuresPerEmail: { points: 2, durationSeconds: 900 } }, logInSlowdown: { stepMs: 2_000, maxMs: 2_000 } });
+    const g = await gatewayWith({}, { ...CHEAP_HASHES, attempts: { logInFailuresPerEmail: { points: 2, durationSeconds: 900 } }, logInSlowdown: { stepMs: 4_000, maxMs: 4_000 } });
     const { browser: usual, email } = await signedUp(g);
     expect(usual.cookies.get('portal-device')).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
     await usual.post('/portal/logout', { _csrf: await usual.tokenFrom('/portal') });
     for (let i = 0; i < 4; i += 1) await visitor(g).logIn(email, `wrong password ${i}!`);
     let started = Date.now();
     expect((await visitor(g).logIn(email)).status).toBe(303);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_900);
     started = Date.now();
     expect((await usual.logIn(email)).status).toBe(303);
-    expect(Date.now() - started).toBeLessThan(1_900);
+    // Not slowed down: well below the 4 s a stranger waits, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(3_900);
   });
 
   it('when one address fails on one email too often, then only that address is refused for that email, the same for an unknown email', async () => {

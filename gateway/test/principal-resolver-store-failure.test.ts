@@ -59,7 +59,8 @@ describe('PrincipalResolver: when the store fails or does not answer (in-process
     const release = spy.hold();
     const started = Date.now();
     await expect(resolveKey(slow, generateApiKey())).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(Date.now() - started).toBeLessThan(500);
+    // Ended by the 100 ms deadline, not by the store (it holds the lookup until released, below).
+    expect(Date.now() - started).toBeLessThan(5_000);
     release();
     slow.close();
   });

@@ -53,7 +53,8 @@ describeEachEngine('POST /pets with one Idempotency-Key at once', (engine) => {
       expect(busy.status).toBe(409);
       expect(busy.body).toEqual({ code: 'idempotency_key_in_use', status: 409, message: expect.stringContaining('still being answered') });
       expect(busy.headers['retry-after']).toBe('1');
-      expect(Date.now() - started).toBeLessThan(1_000);
+      // At once, not after the first request (it holds its lock until the test lets it go).
+      expect(Date.now() - started).toBeLessThan(5_000);
       // Even with another body: the first request's answer is not known yet.
       expect((await post('{"name":"Max","categoryId":1}', key)).status).toBe(409);
     } finally {

@@ -5,6 +5,7 @@ import { MemoryCrossingMarks } from '../events/crossing-marks';
 import { MemoryJobQueues } from '../jobs/memory-queues';
 import { MemoryLimiter } from '../limits/memory-limiter';
 import { AttemptLimits } from '../portal/attempt-limits';
+import { MemoryPortalEmailStore } from '../portal/email-store';
 import { MemoryPortalStore } from '../portal/memory-store';
 import { LocalUsageBoard } from '../usage/usage-board';
 import { MemoryWebhookStore } from '../webhooks/memory-webhook-store';
@@ -26,6 +27,7 @@ export function openMemoryStores({ logger, ban, attemptPolicies }: StoreSettings
     usage,
     audit: new SeparatedAuditLog(new MemoryAuditLog(), new MemoryAuditLog(PORTAL_AUDIT_ENTRIES_KEPT)),
     portal,
+    portalEmails: new MemoryPortalEmailStore(),
     attempts: new AttemptLimits({ policies: attemptPolicies }),
     crossingMarks,
     jobs,

@@ -5,7 +5,8 @@ import { RedisCrossingMarks } from '../events/crossing-marks';
 import { BullJobQueues } from '../jobs/bullmq-queues';
 import { createLimiter } from '../limits';
 import { AttemptLimits } from '../portal/attempt-limits';
-import { RedisPortalStore } from '../portal/redis-store';
+import { RedisPortalEmailStore } from '../portal/redis-email-store';
+import { DEFAULT_PORTAL_REDIS_PREFIX, RedisPortalStore } from '../portal/redis-store';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisTarget } from '../redis';
 import { RedisUsageBoard } from '../usage/redis-usage-board';
 import { RedisWebhookStore } from '../webhooks/redis-webhook-store';
@@ -41,6 +42,7 @@ export async function openRedisStores(target: RedisTarget, { logger, ban, flushI
     // Operators' changes and the portal's in streams of their own: a portal account cannot flush the operators' trail.
     audit: new SeparatedAuditLog(new RedisAuditLog({ redis, key }), new RedisAuditLog({ redis, key, stream: 'audit:portal', maxEntries: PORTAL_AUDIT_ENTRIES_KEPT })),
     portal,
+    portalEmails: new RedisPortalEmailStore(redis, DEFAULT_PORTAL_REDIS_PREFIX),
     attempts: new AttemptLimits({ redis, policies: attemptPolicies }),
     crossingMarks,
     jobs,

@@ -5,6 +5,7 @@ import type { CrossingMarks } from '../events/crossing-marks';
 import type { JobQueues } from '../jobs';
 import type { BanPolicy, Limiter } from '../limits/types';
 import type { AttemptLimits, AttemptPolicies } from '../portal/attempt-limits';
+import type { PortalEmailStore } from '../portal/email-store';
 import type { PortalStore } from '../portal/store';
 import type { RedisTarget } from '../redis';
 import type { UsageBoard } from '../usage/usage-board';
@@ -47,6 +48,8 @@ export interface Stores {
   readonly audit: AuditLog;
   /** The portal's sign-ins and sessions. */
   readonly portal: PortalStore;
+  /** The portal's emailed links (as digests) and accounts' email profiles (verified, quota emails). */
+  readonly portalEmails: PortalEmailStore;
   /** The portal's attempt limits (sign-ups, log-ins, requests per address). */
   readonly attempts: AttemptLimits;
   /** Which quota thresholds each account crossed today (one mark per account, threshold and UTC day). */

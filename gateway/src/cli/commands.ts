@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS } from '../accounts/types';
 import { MAX_NAME_LENGTH } from '../accounts/input-limits';
+import { LISTING_LIMIT } from '../admin/listing-limit';
 import { AdminClient, query, segment } from './admin-client';
 import { ACCOUNT_COLUMNS, AUDIT_COLUMNS, DELIVERY_COLUMNS, KEY_COLUMNS, REFUSED_COLUMNS, USAGE_COLUMNS, WEBHOOK_COLUMNS } from './columns';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/event-types';
@@ -27,7 +28,7 @@ const PLANS = orList(PLAN_NAMES);
 const NAME_HELP = `1-${MAX_NAME_LENGTH} characters`;
 const jsonOption = () => new Option('--json', 'print the JSON array instead of a table');
 const cursorOption = () => new Option('--cursor <CURSOR>', 'the page after a previous one (printed under it when there is more)');
-const limitOption = (what: string) => new Option('--limit <N>', `${what}, 1-100 (default 20)`);
+const limitOption = (what: string) => new Option('--limit <N>', `${what}, ${LISTING_LIMIT.minimum}-${LISTING_LIMIT.maximum} (default ${LISTING_LIMIT.default})`);
 const quotaOption = (window: 'minute' | 'day', note: string, allowNone = false) =>
   new Option(`--per-${window} <N>`, `per-${window} quota${note}`).argParser(quotaParser(`--per-${window}`, allowNone));
 
@@ -54,7 +55,10 @@ export function addCommands(program: Command, context: CommandContext): void {
     .addOption(limitOption('accounts per page'))
     .addOption(cursorOption())
     .addOption(jsonOption());
-  admin(accounts, 'show', 'Show an account with its effective quotas and current usage.', (client, [id]) => client.print('GET', `/admin/accounts/${segment(id!)}`)).argument('<ACCOUNT_ID>');
+  admin(accounts, 'show', 'Show an account with its effective quotas, current usage and whether its email is verified.', (client, [id]) => client.print('GET', `/admin/accounts/${segment(id!)}`)).argument('<ACCOUNT_ID>');
+  admin(accounts, 'verify', "Mark a portal account's email verified (it may then create keys), e.g. when its owner cannot receive the link.", (client, [id]) =>
+    client.print('POST', `/admin/accounts/${segment(id!)}/verify`),
+  ).argument('<ACCOUNT_ID>');
   admin(accounts, 'update', "Change an account's plan or quota overrides.", (client, [id], o) => {
     const patch = { ...(o.plan === undefined ? {} : { plan: o.plan }), ...quotaFields(o) };
     if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --plan, --per-minute or --per-day');

@@ -1,10 +1,7 @@
+import type { OwnerNotice } from '../mail/messages';
 import type { WebhookEndpoint } from './store';
 
-/** A notice to an account's owner (the email module's `OwnerNotice`: a subject and plain-text paragraphs). */
-export interface OwnerNotice {
-  subject: string;
-  text: string;
-}
+export type { OwnerNotice };
 
 /** What the owner is told when an endpoint was disabled for failing every delivery for 5 days. Never the secret. */
 export function disabledNotice(endpoint: WebhookEndpoint): OwnerNotice {

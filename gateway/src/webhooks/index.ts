@@ -22,8 +22,8 @@ export interface WebhooksDeps {
   logger: Logger;
   registry?: Registry;
   /**
-   * Tells an account's owner something by email, once per `jobId` (the email module's
-   * `AccountMail.toOwner`); absent, a disabled endpoint is only logged.
+   * Tells an account's owner something by email, once per `jobId` (`AccountMail.toOwner`);
+   * absent, a disabled endpoint is only logged.
    */
   notifyOwner?: (accountId: string, notice: OwnerNotice, jobId: string) => Promise<unknown>;
   resolve?: Resolve;

@@ -39,6 +39,7 @@ function renderAccount(account) {
   const facts = [
     ['Id', account.id],
     ['Email', account.email ?? '—'],
+    ['Email verified', emailVerified(account)],
     ['Plan', planLabel(account.plan)],
     ['Per minute', `${formatNumber(account.perMinute)}${account.overrides.perMinute === null ? ' (plan)' : ' (override)'}`],
     ['Per day', `${formatNumber(account.perDay)}${account.overrides.perDay === null ? ' (plan)' : ' (override)'}`],
@@ -58,6 +59,23 @@ function renderAccount(account) {
   $('plan-select').value = account.plan;
   $('per-minute').value = account.overrides.perMinute ?? '';
   $('per-day').value = account.overrides.perDay ?? '';
+}
+
+/** Yes (and when), or no with a button that marks it verified; — for an account without an email. */
+function emailVerified(account) {
+  if (account.emailVerified === null || account.emailVerified === undefined) return '—';
+  if (account.emailVerified) return account.emailVerifiedAt ? `yes (${formatTime(account.emailVerifiedAt)})` : 'yes';
+  return el('span', {}, 'no ', el('button', { type: 'button', class: 'secondary', onclick: () => markVerified(account.id) }, 'Mark email verified'));
+}
+
+async function markVerified(id) {
+  try {
+    await api('POST', `/admin/accounts/${encodeURIComponent(id)}/verify`);
+    await showAccount(id);
+    status('Email marked verified: the account may create keys.');
+  } catch (error) {
+    status(error.message);
+  }
 }
 
 export async function savePlan(event) {
