@@ -1,11 +1,15 @@
+/**
+ * What `npm run bench` (full and quick) writes to its results JSON: its own module so that the
+ * chart, the report and the bench itself read one shape without importing one another.
+ */
 import type { IdempotencyCost } from './idempotency-cost';
 import type { TracingCost } from './tracing-cost';
 import type { BenchOptions } from './options';
 import type { MachineInfo } from './output';
+import type { OtherWorkFigure } from './other-work';
 import type { ScenarioResult } from './results';
 import type { Check, Ratios } from './targets';
-
-/** What a bench run writes (bench-results/*.json) and what the chart (`chart.ts`) reads back. */
+import type { Verdict } from './verdict';
 
 export interface HalfRate {
   /** Requests per second: half the gateway's (Redis mode) measured maximum on GET list. */
@@ -22,6 +26,15 @@ export interface FrontNode {
   version: string;
 }
 
+/** One run of the whole interleaved comparison (`--runs`). */
+export interface BenchRun {
+  scenarios: ScenarioResult[];
+  halfRate: HalfRate;
+  ratios: Ratios;
+  /** Other processes' CPU over this run's measured time. */
+  otherWork: OtherWorkFigure;
+}
+
 export interface BenchReport {
   kind: 'bench';
   mode: 'full' | 'quick';
@@ -30,17 +43,25 @@ export interface BenchReport {
   /** `node` is the bench's own Node (load generator, pets-service); the fronts ran on `frontNode`. */
   machine: MachineInfo;
   frontNode: FrontNode;
-  settings: Pick<BenchOptions, 'rounds' | 'repeats' | 'seconds' | 'warmupSeconds' | 'connections' | 'inProcessGateway' | 'logLevel'>;
+  settings: Pick<BenchOptions, 'runs' | 'rounds' | 'repeats' | 'seconds' | 'warmupSeconds' | 'connections' | 'inProcessGateway' | 'logLevel'>;
+  /** Each figure the median of the runs' (counts — requests, answers, unexpected — their sum). */
   scenarios: ScenarioResult[];
   halfRate: HalfRate;
+  /** Each ratio the median of the runs' ratios. */
   ratios: Ratios;
   /** What an Idempotency-Key costs a create, per target (bench/idempotency-cost.ts). */
   idempotency: IdempotencyCost[];
   /** What tracing at 10 % costs a served request (bench/tracing-cost.ts). */
   tracing?: TracingCost;
+  /** Judged on the median ratios, unless the verdict is `refused`. */
   checks: Check[];
-  /** Checks missed (full mode exits with status 1 when this is not empty). */
+  /** Other processes' CPU over all the runs' measured time; above its limit, no verdict. */
+  otherWork: OtherWorkFigure;
+  verdict: Verdict;
+  /** Why the verdict is `refused`. */
+  noVerdictBecause?: string;
+  /** Unexpected answers and, when judged, targets missed. */
   missed: string[];
   warnings: string[];
+  runs: BenchRun[];
 }
-

@@ -151,7 +151,7 @@ function short(ms: number): string {
 export function benchChart(report: BenchReport): string {
   return renderChart({
     title: `Animal Store bench, ${report.startedAt.slice(0, 10)}`,
-    subtitle: `${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}; ${report.settings.connections} connections, ${report.settings.rounds} × ${report.settings.seconds} s per scenario, interleaved`,
+    subtitle: `${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}; ${report.settings.connections} connections, ${report.settings.runs ?? 1} runs × ${report.settings.rounds} × ${report.settings.seconds} s per scenario, interleaved, medians`,
     rows: report.scenarios,
     halfRateRows: report.halfRate.scenarios,
     halfRateLabel: `open loop at ${report.halfRate.rate} req/s`,

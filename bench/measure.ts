@@ -1,5 +1,6 @@
 import type { LoadOrder, LoadOutcome } from './load-protocol';
-import { alive, cpuMicros, machineBusyMicros, memory } from './proc';
+import { otherWorkBetween, type OtherWork } from './other-work';
+import { alive, cpuMicros, memory, processSnapshot } from './proc';
 import { RedisMonitor } from './redis-monitor';
 import type { BenchSystem, ProcessName } from './system';
 
@@ -12,8 +13,8 @@ export interface RunSample extends Omit<LoadOutcome, 'latenciesMs'> {
   redisCalls: Record<string, number>;
   /** Highest resident set size sampled during the run, KiB. */
   peakRssKiB: Partial<Record<ProcessName, number>>;
-  /** CPU the rest of the machine used meanwhile (other engineers' tests, the system), µs. */
-  otherCpuMicros: number;
+  /** What processes outside the bench's own tree (other engineers' tests, the system) used meanwhile. */
+  otherWork: OtherWork;
 }
 
 /** The bench's own commands, not the system's. */
@@ -37,8 +38,7 @@ export async function measure(system: BenchSystem, order: LoadOrder, settleMs = 
   await settle(settleMs);
   const redisBefore = await system.redis.commandStats();
   const cpuBefore = cpuOfAll(system.pids);
-  const machineBefore = machineBusyMicros();
-  const benchBefore = ownCpuMicros();
+  const machineBefore = processSnapshot();
   const peakRssKiB: Partial<Record<ProcessName, number>> = {};
   const sampleRss = () => {
     for (const [name, pid] of Object.entries(system.pids) as [ProcessName, number][]) {
@@ -55,21 +55,14 @@ export async function measure(system: BenchSystem, order: LoadOrder, settleMs = 
     clearInterval(sampler);
   }
   const cpuAfter = cpuOfAll(system.pids);
-  const machineAfter = machineBusyMicros();
-  const benchAfter = ownCpuMicros();
+  const machineAfter = processSnapshot();
   sampleRss();
   const redisAfter = await system.redis.commandStats();
 
   const cpu: Partial<Record<ProcessName, number>> = {};
   for (const name of Object.keys(cpuAfter) as ProcessName[]) cpu[name] = (cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0);
-  const ours = Object.values(cpu).reduce((sum, n) => sum + n, 0) + (benchAfter - benchBefore);
-  const otherCpuMicros = Math.max(0, machineAfter - machineBefore - ours);
-  return { ...outcome, cpuMicros: cpu, redisCalls: commandDelta(redisBefore, redisAfter), peakRssKiB, otherCpuMicros };
-}
-
-function ownCpuMicros(): number {
-  const { user, system } = process.cpuUsage();
-  return user + system;
+  const otherWork = otherWorkBetween(machineBefore, machineAfter, process.pid);
+  return { ...outcome, cpuMicros: cpu, redisCalls: commandDelta(redisBefore, redisAfter), peakRssKiB, otherWork };
 }
 
 export function commandDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {

@@ -7,7 +7,9 @@ export interface BenchOptions {
   mode: BenchMode;
   /** Quick runs prove the bench works; only full runs check the targets. */
   checkTargets: boolean;
-  /** Rounds of every scenario in turn. */
+  /** Runs of the whole interleaved comparison; the report gives the median of each figure. */
+  runs: number;
+  /** Rounds of every scenario in turn, in each run. */
   rounds: number;
   /** How often a run disturbed by other work on the machine is measured again. */
   repeats: number;
@@ -42,16 +44,21 @@ export interface BenchOptions {
 
 export const USAGE = `npm run bench [-- options]
 
-  (no option)       full bench: every scenario, 3 rounds of 5 s, 50 connections, interleaved;
-                    targets checked, exit status 1 when one is missed
+  (no option)       full bench: 3 runs of every scenario, 3 rounds of 5 s, 50 connections,
+                    interleaved; the median of each figure; targets checked unless other
+                    processes used more than 0.1 of a core while it measured (no verdict then)
+  exit status       0 targets met; 1 a target missed or an unexpected answer; 2 the bench could
+                    not run (bad option, a process that did not start); 3 no verdict: other work
+                    on the machine above 0.1 core (the report names the busiest processes)
   --quick           a few seconds, small connection counts: checks that the bench works (targets
                     reported, not checked); writes under bench/results/quick/
   --soak SECONDS    only the soak: requests spread over many distinct keys, gateway RSS sampled;
                     checks RSS growth between minute 1 and the end (< 10 %)
   --profile         CPU profiles (node --cpu-prof) of the gateway (GET list, 429 path), the
                     pets-service and the bare hop under load, with summaries, in bench/results/profiles/
+  --runs N          runs of the whole interleaved comparison, median reported (default 3; quick 1)
   --rounds N  --seconds S  --warmup S  --connections N  --keys N (soak)  --sample S (soak)
-  --repeats N       measure a run again when other work on the machine took > 0.25 cores
+  --repeats N       measure a run of a scenario again when other processes took > 0.1 core
                     meanwhile, up to N times (default 3; quick 0)
   --no-in-process   leave out the gateway without Redis
   --out DIR         where results go (default bench/results)
@@ -70,7 +77,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"\n\n${USAGE}`);
     const name = arg.slice(2);
     if (['quick', 'profile', 'no-in-process'].includes(name)) flags.set(name, true);
-    else if (['soak', 'rounds', 'repeats', 'seconds', 'warmup', 'connections', 'keys', 'sample', 'out'].includes(name)) {
+    else if (['soak', 'runs', 'rounds', 'repeats', 'seconds', 'warmup', 'connections', 'keys', 'sample', 'out'].includes(name)) {
       const value = argv[i + 1];
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
       flags.set(name, value);
@@ -90,6 +97,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   return {
     mode,
     checkTargets: !quick,
+    runs: Math.round(number('runs', quick ? 1 : 3, 1)),
     rounds: Math.round(number('rounds', quick ? 1 : 3, 1)),
     repeats: Math.round(number('repeats', quick ? 0 : 3, 0)),
     seconds: number('seconds', quick ? 0.5 : mode === 'profile' ? 10 : 5, 0.1),

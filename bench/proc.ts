@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * What the kernel says a process has used, read from `/proc/<pid>/`, so every process of the bench
@@ -17,14 +17,60 @@ const TICKS_PER_SECOND = (() => {
   }
 })();
 
+/** What `/proc/<pid>/stat` says of a process, CPU times in microseconds. */
+export interface ProcStat {
+  pid: number;
+  /** The command name (at most 15 characters). */
+  name: string;
+  ppid: number;
+  /** Clock ticks after boot when the process started: tells a reused pid from the process it replaced. */
+  startTime: number;
+  /** User plus system CPU time of the whole process (all its threads: GC, libuv pool). */
+  cpuMicros: number;
+  /** The same of its children that have ended and been waited for (cutime + cstime). */
+  childrenCpuMicros: number;
+  /** A kernel thread (PF_KTHREAD): work the kernel does for whichever process caused it. */
+  kernelThread: boolean;
+}
+
+const PF_KTHREAD = 0x00200000;
+
+/** Parses the text of `/proc/<pid>/stat` (see proc(5)). */
+export function parseStat(stat: string, ticksPerSecond = TICKS_PER_SECOND): ProcStat {
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  // After the name: state is field 3, so field n is at n - 3.
+  const at = (n: number) => Number(fields[n - 3]);
+  const micros = (ticks: number) => (ticks * 1_000_000) / ticksPerSecond;
+  return {
+    pid: Number(stat.slice(0, stat.indexOf(' '))),
+    name: stat.slice(stat.indexOf('(') + 1, close),
+    ppid: at(4),
+    startTime: at(22),
+    cpuMicros: micros(at(14) + at(15)),
+    childrenCpuMicros: micros(at(16) + at(17)),
+    kernelThread: (at(9) & PF_KTHREAD) !== 0,
+  };
+}
+
 /** User plus system CPU time of the whole process (all its threads: GC, libuv pool), in microseconds. */
 export function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1_000_000) / TICKS_PER_SECOND;
+  return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuMicros;
+}
+
+/** Every process this /proc shows (a process that ends while it is read is left out). */
+export function processSnapshot(): ProcStat[] {
+  const snapshot: ProcStat[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      snapshot.push(parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8')));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return snapshot;
 }
 
 /** The resolution of `cpuMicros`: one clock tick. */
@@ -50,16 +96,4 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * CPU time the whole machine spent busy (all cores; idle and I/O wait excluded), in microseconds:
- * with the bench's own processes subtracted, what other work on the machine took meanwhile.
- */
-export function machineBusyMicros(): number {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
-  // cpu  user nice system idle iowait irq softirq steal …
-  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-  const ticks = [user, nice, system, irq, softirq, steal].reduce((sum: number, n) => sum + (n ?? 0), 0);
-  return (ticks * 1_000_000) / TICKS_PER_SECOND;
 }

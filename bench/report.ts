@@ -53,8 +53,9 @@ export function markdownTable(rows: ScenarioResult[]): string {
   return [header, header.map(() => '---'), ...lines].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 
-export function checksText(checks: Check[]): string {
-  return align([['', 'issue', 'target', 'measured', 'wanted'], ...checks.map((c) => [c.met ? 'met' : 'MISSED', String(c.issue), c.name, String(c.value), c.target])]);
+/** The checks, each `met` or `MISSED` when `judged` (not when the run gave no verdict), else only its figure. */
+export function checksText(checks: Check[], judged = true): string {
+  return align([['', 'issue', 'target', 'measured', 'wanted'], ...checks.map((c) => [judged ? (c.met ? 'met' : 'MISSED') : '–', String(c.issue), c.name, String(c.value), c.target])]);
 }
 
 export function markdownChecks(checks: Check[]): string {
@@ -68,6 +69,8 @@ export interface NodeRun {
   node: string;
   scenarios: ScenarioResult[];
   checks: Check[];
+  /** False when the run gave no verdict (other work on the machine): figures without met/MISSED. */
+  judged: boolean;
 }
 
 const FRONTS_COMPARED = ['hop/list', 'express-hop/list', 'gateway-redis/list'];
@@ -96,7 +99,9 @@ export function nodesText(runs: NodeRun[]): string {
     ...names.map((name) => {
       const checks = runs.map((run) => run.checks.find((c) => c.name === name));
       const first = checks.find(Boolean)!;
-      return [checks.every((c) => c?.met) ? 'met' : 'MISSED', String(first.issue), name, first.target, ...checks.map((c) => (c ? `${c.value} ${c.met ? 'met' : 'MISSED'}` : '–'))];
+      const judged = runs.every((run) => run.judged);
+      const mark = (met: boolean | undefined) => (judged ? (met ? 'met' : 'MISSED') : 'no verdict');
+      return [mark(checks.every((c) => c?.met)), String(first.issue), name, first.target, ...checks.map((c, i) => (c ? `${c.value}${runs[i]!.judged ? ` ${c.met ? 'met' : 'MISSED'}` : ''}` : '–'))];
     }),
   ];
   return `${align(rows)}\n\n${align(targets)}`;

@@ -35,7 +35,7 @@ export interface ScenarioResult {
   /** Commands sent to Redis per request, i.e. round trips (a separate run under MONITOR; Redis mode only). */
   redisRoundTrips?: RedisTraffic;
   peakRssMiB: Partial<Record<ProcessName, number>>;
-  /** Average CPU used meanwhile by everything else on the machine, in cores: how quiet the machine was. */
+  /** Average CPU used meanwhile by processes outside the bench's tree, in cores: how quiet the machine was. */
   otherCores: number;
 }
 
@@ -115,6 +115,6 @@ export function aggregate(s: Scenario, processes: ProcessName[], runs: RunSample
     cpuCores,
     redisCommandsPerRequest: { total: round(calls / Math.max(1, requests), 4), calls, byCommand },
     peakRssMiB,
-    otherCores: seconds > 0 ? round(runs.reduce((n, r) => n + r.otherCpuMicros, 0) / 1e6 / seconds, 2) : Number.NaN,
+    otherCores: seconds > 0 ? round(runs.reduce((n, r) => n + r.otherWork.micros, 0) / 1e6 / seconds, 2) : Number.NaN,
   };
 }

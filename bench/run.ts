@@ -7,28 +7,33 @@
  * Real processes from the compiled build (pets-service, gateway in Redis mode and in-process mode,
  * the hops of `bare-hop.ts` and `express-hop.ts`, a redis-server of the bench's own) and a load
  * generator in a process of its own. Scenarios run interleaved (rounds of each in turn) so that drift and other work on the
- * machine affect all of them alike. Each process's CPU is read from /proc, Redis's work from
- * INFO commandstats. See `--help` (options.ts) for the modes and docs/performance.md for the method.
+ * machine affect all of them alike; the whole interleaved comparison runs `--runs` times (3 by
+ * default) and the report gives the median of each figure. Each process's CPU is read from /proc,
+ * Redis's work from INFO commandstats; other processes' CPU from /proc as well, and above 0.1 of a
+ * core while measuring the bench gives no verdict (`other-work.ts`, `verdict.ts`). See `--help` (options.ts) for the modes and docs/performance.md for the method.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { BenchReport, BenchRun, FrontNode } from './bench-report';
 import { benchChart } from './chart';
-import { countRedisTraffic, measure, type RunSample } from './measure';
+import { idempotencyCost, idempotencyCostText } from './idempotency-cost';
+import { countRedisTraffic, measure, type RedisTraffic, type RunSample } from './measure';
+import { medianOf, medianScenarios } from './median-of-runs';
 import { machineInfo, writeResults } from './output';
 import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
+import { OTHER_WORK_LIMIT_CORES, otherWorkFigure, sumOtherWork, type OtherWork } from './other-work';
 import { runProfiles } from './profile';
-import type { BenchReport, FrontNode } from './bench-report';
-import { idempotencyCost, idempotencyCostText } from './idempotency-cost';
 import { checksText, nodesText, table } from './report';
-import { aggregate, round, type ScenarioResult } from './results';
+import { aggregate, median, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
 import { waitFor } from '../tools/ports';
 import { tracingCost, tracingCostText } from './tracing-cost';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
 import { checksOf, ratiosOf } from './targets';
+import { EXIT_STATUS, exitStatus, verdictOf } from './verdict';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -37,52 +42,47 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
   const machine = machineInfo();
   const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : []), 'gateway-traced'];
   const scenarios = scenariosFor(targets);
-  progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
+  progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${options.runs} runs × ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
   const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, tracedGateway: true, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
   try {
     const load = { connections: options.connections, seconds: options.seconds };
     if (options.warmupSeconds > 0) {
       for (const s of scenarios) await system.load.run(orderFor(system, s, { ...load, seconds: options.warmupSeconds, recordLatencies: false }));
     }
-    const maxRate = await interleave(system, scenarios, options, (s) => orderFor(system, s, { ...load, recordLatencies: true }));
-    const results = scenarios.map((s) => aggregate(s, system.targets[s.target]!.processes, maxRate.get(s.id)!));
-    // Round trips per request: separate runs of a fixed number of requests under MONITOR.
-    for (const r of results.filter((x) => x.target === 'gateway-redis')) {
-      const s = scenarios.find((x) => x.id === r.id)!;
-      r.redisRoundTrips = await countRedisTraffic(system, orderFor(system, s, { ...load, amount: options.mode === 'quick' ? 200 : 3_000, recordLatencies: false }), options.settleMs);
+    // Round trips per request: separate runs of a fixed number of requests under MONITOR, once (they do not vary).
+    const roundTrips = new Map<string, RedisTraffic>();
+    for (const s of scenarios.filter((x) => x.target === 'gateway-redis')) {
+      roundTrips.set(s.id, await countRedisTraffic(system, orderFor(system, s, { ...load, amount: options.mode === 'quick' ? 200 : 3_000, recordLatencies: false }), options.settleMs));
     }
-    const byId = (id: string) => {
-      const found = results.find((r) => r.id === id);
-      if (!found) throw new Error(`no result for ${id}`);
-      return found;
-    };
-
-    // Latency at half the gateway's maximum rate: the same open-loop rate on each target.
-    const rate = Math.max(1, Math.round(byId('gateway-redis/list').requestsPerSecond / 2));
-    const halfRateScenarios = (['direct', 'hop', 'express-hop', 'gateway-redis'] as const).map((t) => scenario(t, 'list'));
-    progress(`half rate: ${rate} req/s`);
-    const half = await interleave(system, halfRateScenarios, options, (s) => orderFor(system, s, { ...load, overallRate: rate, recordLatencies: true }));
-    const halfResults = halfRateScenarios.map((s) => ({
-      ...aggregate(s, system.targets[s.target]!.processes, half.get(s.id)!),
-      label: `${TARGET_LABELS[s.target]} · GET list at ${rate}/s`,
-    }));
-    const halfP99 = (target: TargetName) => halfResults.find((r) => r.target === target)!.latencyMs.p99;
-    const addedP99Ms = round(halfP99('gateway-redis') - halfP99('direct'), 3);
-
+    const runs: BenchRun[] = [];
+    const works: OtherWork[] = [];
+    let measuredSeconds = 0;
+    for (let n = 1; n <= options.runs; n += 1) {
+      progress(`run ${n}/${options.runs}`);
+      const { run, samples } = await comparison(system, scenarios, options, roundTrips);
+      runs.push(run);
+      works.push(...samples.map((s) => s.otherWork));
+      measuredSeconds += samples.reduce((sum, s) => sum + s.seconds, 0);
+    }
+    const results = medianScenarios(runs.map((r) => r.scenarios));
+    const ratios = medianOf(runs.map((r) => r.ratios));
+    const halfRate = { rate: median(runs.map((r) => r.halfRate.rate)), scenarios: medianScenarios(runs.map((r) => r.halfRate.scenarios)), addedP99Ms: round(median(runs.map((r) => r.halfRate.addedP99Ms)), 3) };
     // The traced gateway exports in the SDK's batches (every 5 s): the last one may still be due.
     await waitFor(() => (system.receiver?.exports ?? 1) > 0, 6_000, 'an OTLP export').catch(() => undefined);
-    const ratios = ratiosOf(byId, options.inProcessGateway);
-    const checks = checksOf(ratios, addedP99Ms);
-    const warnings = warningsOf([...results, ...halfResults]);
-    const failures = [...results, ...halfResults].filter((r) => r.unexpected > 0).map((r) => `${r.label}: ${r.unexpected} unexpected answers ${JSON.stringify(r.statuses)}`);
+    const checks = checksOf(ratios, halfRate.addedP99Ms);
+    const otherWork = otherWorkFigure(sumOtherWork(works), measuredSeconds);
+    const unexpected = [...results, ...halfRate.scenarios].filter((r) => r.unexpected > 0).map((r) => `${r.label}: ${r.unexpected} unexpected answers ${JSON.stringify(r.statuses)}`);
+    const missedTargets = checks.filter((c) => !c.met).map((c) => `${c.name}: ${c.value}, wanted ${c.target}`);
+    const { verdict, noVerdictBecause } = verdictOf({ judge: options.checkTargets, otherWork, unexpected, missedTargets });
     return {
       kind: 'bench',
       mode: options.mode === 'quick' ? 'quick' : 'full',
       startedAt,
       finishedAt: new Date().toISOString(),
-      machine: { ...machine, loadAverageAfter: os.loadavg().map((n) => round(n, 2)) },
+      machine: { ...machine, loadAverageAfter: os.loadavg().map((x) => round(x, 2)) },
       frontNode,
       settings: {
+        runs: options.runs,
         rounds: options.rounds,
         repeats: options.repeats,
         seconds: options.seconds,
@@ -92,26 +92,59 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
         logLevel: options.logLevel,
       },
       scenarios: results,
-      halfRate: { rate, scenarios: halfResults, addedP99Ms },
+      halfRate,
       ratios,
       idempotency: idempotencyCost(results),
       tracing: tracingCost(results, system.receiver?.exports ?? 0),
       checks,
-      missed: [...failures, ...checks.filter((c) => !c.met).map((c) => `${c.name}: ${c.value}, wanted ${c.target}`)],
-      warnings,
+      otherWork,
+      verdict,
+      ...(noVerdictBecause ? { noVerdictBecause } : {}),
+      missed: [...unexpected, ...(verdict === 'missed' ? missedTargets : [])],
+      warnings: warningsOf([...results, ...halfRate.scenarios]),
+      runs,
     };
   } finally {
     await system.stop();
   }
 }
 
-/** Other work on the machine above this (cores, averaged over a run) makes a run disturbed. */
-const DISTURBED_CORES = 0.25;
+/** One run of the whole comparison: every scenario as fast as it goes, then GET list at half the gateway's rate. */
+async function comparison(system: BenchSystem, scenarios: Scenario[], options: BenchOptions, roundTrips: Map<string, RedisTraffic>): Promise<{ run: BenchRun; samples: RunSample[] }> {
+  const load = { connections: options.connections, seconds: options.seconds };
+  const maxRate = await interleave(system, scenarios, options, (s) => orderFor(system, s, { ...load, recordLatencies: true }));
+  const results = scenarios.map((s) => ({ ...aggregate(s, system.targets[s.target]!.processes, maxRate.get(s.id)!), ...(roundTrips.has(s.id) ? { redisRoundTrips: roundTrips.get(s.id)! } : {}) }));
+  const byId = (id: string) => {
+    const found = results.find((r) => r.id === id);
+    if (!found) throw new Error(`no result for ${id}`);
+    return found;
+  };
+  // Latency at half the gateway's maximum rate: the same open-loop rate on each target.
+  const rate = Math.max(1, Math.round(byId('gateway-redis/list').requestsPerSecond / 2));
+  const halfRateScenarios = (['direct', 'hop', 'express-hop', 'gateway-redis'] as const).map((t) => scenario(t, 'list'));
+  progress(`half rate: ${rate} req/s`);
+  const half = await interleave(system, halfRateScenarios, options, (s) => orderFor(system, s, { ...load, overallRate: rate, recordLatencies: true }));
+  const halfResults = halfRateScenarios.map((s) => ({
+    ...aggregate(s, system.targets[s.target]!.processes, half.get(s.id)!),
+    label: `${TARGET_LABELS[s.target]} · GET list at ${rate}/s`,
+  }));
+  const halfP99 = (target: TargetName) => halfResults.find((r) => r.target === target)!.latencyMs.p99;
+  const samples = [...maxRate.values(), ...half.values()].flat();
+  return {
+    run: {
+      scenarios: results,
+      halfRate: { rate, scenarios: halfResults, addedP99Ms: round(halfP99('gateway-redis') - halfP99('direct'), 3) },
+      ratios: ratiosOf(byId, options.inProcessGateway),
+      otherWork: otherWorkFigure(sumOtherWork(samples.map((s) => s.otherWork)), samples.reduce((sum, s) => sum + s.seconds, 0)),
+    },
+    samples,
+  };
+}
 
 /**
- * Rounds of every scenario in turn; the runs of each scenario, by id. On a machine shared with other
- * work, a run during which that work took more than DISTURBED_CORES is measured again, up to
- * `repeats` times (the last attempt is kept whatever it saw, and its disturbance is reported).
+ * Rounds of every scenario in turn; the runs of each scenario, by id. A run during which other
+ * processes took more than the verdict's limit is measured again, up to `repeats` times (the last
+ * attempt is kept whatever it saw, and counts in the report's other work).
  */
 async function interleave(
   system: BenchSystem,
@@ -124,8 +157,8 @@ async function interleave(
     for (const s of scenarios) {
       for (let attempt = 0; ; attempt += 1) {
         const sample = await measure(system, orderOf(s), settleMs);
-        const other = sample.otherCpuMicros / 1e6 / sample.seconds;
-        const disturbed = other > DISTURBED_CORES;
+        const other = sample.otherWork.micros / 1e6 / sample.seconds;
+        const disturbed = other > OTHER_WORK_LIMIT_CORES;
         progress(`  round ${round}/${rounds}  ${s.id.padEnd(26)} ${Math.round(sample.requests / sample.seconds)} req/s${disturbed ? `  (other work: ${other.toFixed(2)} cores${attempt < repeats ? ', again' : ''})` : ''}`);
         if (!disturbed || attempt >= repeats) {
           runs.get(s.id)!.push(sample);
@@ -141,16 +174,32 @@ function warningsOf(results: ScenarioResult[]): string[] {
   const warnings: string[] = [];
   for (const r of results) {
     if ((r.cpuCores.load ?? 0) > 0.9) warnings.push(`${r.label}: the load generator used ${r.cpuCores.load} cores and may be what limits the rate`);
-    if (r.otherCores > DISTURBED_CORES) warnings.push(`${r.label}: other work on the machine used ${r.otherCores} cores on average meanwhile`);
+    if (r.otherCores > OTHER_WORK_LIMIT_CORES) warnings.push(`${r.label}: other processes used ${r.otherCores} cores on average meanwhile`);
   }
   return warnings;
+}
+
+const TARGETS_HEADING: Record<BenchReport['verdict'], string> = {
+  met: 'Targets (all met)',
+  missed: 'Targets',
+  broken: 'Targets (unexpected answers: see below)',
+  refused: 'Targets (no verdict: the machine was not idle)',
+  'not judged': 'Targets (quick mode: reported, not checked)',
+};
+
+/** e.g. `other processes: 0.04 cores (limit 0.1) over 540 s measured; kernel threads 0.01; per run 0.03, 0.05, 0.04`. */
+function otherWorkText(report: BenchReport): string {
+  const w = report.otherWork;
+  const busiest = w.busiest.length > 0 ? `; busiest ${w.busiest.map((p) => `${p.name} ${p.cores}`).join(', ')}` : '';
+  return `other processes: ${w.cores} cores (limit ${w.limitCores}) over ${w.seconds} s measured; kernel threads ${w.kernelCores}; per run ${report.runs.map((r) => r.otherWork.cores).join(', ')}${busiest}`;
 }
 
 function print(report: BenchReport): void {
   const lines = [
     '',
     `Animal Store bench (${report.mode}) ${report.startedAt}  ${report.machine.cpus} × ${report.machine.cpuModel}, gateways and hops on Node ${report.frontNode.version}, pets-service and load on Node ${report.machine.node}`,
-    `${report.settings.rounds} rounds × ${report.settings.seconds} s per scenario, ${report.settings.connections} connections, interleaved; LOG_LEVEL=${report.settings.logLevel}`,
+    `${report.settings.runs} runs (each figure the median) of ${report.settings.rounds} rounds × ${report.settings.seconds} s per scenario, ${report.settings.connections} connections, interleaved; LOG_LEVEL=${report.settings.logLevel}`,
+    otherWorkText(report),
     '',
     table(report.scenarios),
     '',
@@ -164,8 +213,9 @@ function print(report: BenchReport): void {
     'What tracing costs a served request (OTLP export, 10 % of traces kept; traced − tracing off):',
     tracingCostText(report.tracing),
     '',
-    `${report.mode === 'full' ? 'Targets' : 'Targets (quick mode: reported, not checked)'}, gateways and hops on Node ${report.frontNode.version}:`,
-    checksText(report.checks),
+    `${TARGETS_HEADING[report.verdict]}, gateways and hops on Node ${report.frontNode.version}:`,
+    checksText(report.checks, report.verdict !== 'refused'),
+    ...(report.noVerdictBecause ? ['', `NO VERDICT: ${report.noVerdictBecause}`] : []),
     ...(report.warnings.length > 0 ? ['', 'Warnings:', ...report.warnings.map((w) => `  ${w}`)] : []),
     '',
   ];
@@ -199,18 +249,13 @@ async function main(): Promise<void> {
     reports.push(report);
   }
   if (reports.length > 1) {
-    process.stdout.write(`\nBoth Nodes (ratios are within each run; absolute figures drift between runs):\n${nodesText(reports.map((r) => ({ node: r.frontNode.version, scenarios: r.scenarios, checks: r.checks })))}\n`);
+    const judged = (r: BenchReport) => r.verdict !== 'refused';
+    process.stdout.write(`\nBoth Nodes (ratios are within each run; absolute figures drift between runs):\n${nodesText(reports.map((r) => ({ node: r.frontNode.version, scenarios: r.scenarios, checks: r.checks, judged: judged(r) })))}\n`);
   }
   const missed = reports.flatMap((r) => r.missed.map((m) => `Node ${r.frontNode.version}: ${m}`));
-  if (options.mode === 'quick') {
-    // Quick mode proves the bench works; answers other than the expected ones mean it does not.
-    const broken = missed.filter((m) => m.includes('unexpected answers'));
-    if (broken.length > 0) process.stdout.write(`\n${broken.join('\n')}\n`);
-    process.exitCode = broken.length > 0 ? 1 : 0;
-  } else {
-    if (missed.length > 0) process.stdout.write(`MISSED:\n${missed.map((m) => `  ${m}`).join('\n')}\n`);
-    process.exitCode = missed.length > 0 ? 1 : 0;
-  }
+  if (missed.length > 0) process.stdout.write(`MISSED:\n${missed.map((m) => `  ${m}`).join('\n')}\n`);
+  process.exitCode = exitStatus(reports.map((r) => r.verdict));
+  if (process.exitCode === EXIT_STATUS.refused) process.stdout.write(`NO VERDICT (exit status ${EXIT_STATUS.refused}): other processes were busy while the bench measured; see "other processes" above.\n`);
 }
 
 /** The version of the Node at `file`, asked of it: a path that is not a Node fails here, before any process starts. */
@@ -224,5 +269,5 @@ function frontNodeAt(file: string): FrontNode {
 
 main().catch((error: Error) => {
   process.stderr.write(error instanceof UsageError ? `${error.message}\n` : `bench failed: ${error.stack ?? error.message}\n`);
-  process.exit(2);
+  process.exit(EXIT_STATUS.failed);
 });

@@ -60,8 +60,8 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   // the query itself), the portal reads a flag or two.
   app.set('query parser', 'simple');
   app.use(requestId);
-  app.use(accessLog(accessLogger, logger));
-  app.use(metrics.observeRequests);
+  // The metrics of a response are taken in the access log's one listener (no layer, listener or closure of their own).
+  app.use(accessLog(app, accessLogger, logger, { onResponse: metrics.observeResponse }));
 
   // /docs and /v1/openapi.json list this deployment first, so "Try it out" calls it.
   const document = interfaceDescriptionFor(config.publicBaseUrl);

@@ -36,6 +36,8 @@ describe('gateway configuration', () => {
       adminTokenGenerated: true,
       portalSignup: 'open',
       workers: 1,
+      webhookAllowPrivate: false,
+      webhookRetryDelaysMs: [5_000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000],
     });
     expect(config.adminToken.length).toBeGreaterThanOrEqual(32);
     expect(Object.isFrozen(config)).toBe(true);
@@ -58,10 +60,12 @@ describe('gateway configuration', () => {
       TRUST_PROXY: '10.0.0.0/99, proxy.local',
       BAN_SECONDS: '-1',
       LOG_LEVEL: 'loud',
+      WEBHOOK_ALLOW_PRIVATE: 'yes',
+      WEBHOOK_RETRY_SCHEDULE: '5s,soon',
       INTERNAL_JWT_SECRET: SECRET,
     });
     expect(problems.join('\n')).toEqual(expect.stringContaining('PORT'));
-    for (const name of ['PORT', 'REDIS_URL', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_TRY_TIMEOUT_MS', 'TRUST_PROXY', 'BAN_SECONDS', 'LOG_LEVEL']) {
+    for (const name of ['PORT', 'REDIS_URL', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_TRY_TIMEOUT_MS', 'TRUST_PROXY', 'BAN_SECONDS', 'LOG_LEVEL', 'WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_RETRY_SCHEDULE']) {
       expect(problems.some((p) => p.startsWith(name))).toBe(true);
     }
   });
@@ -114,6 +118,15 @@ describe('gateway configuration', () => {
     for (const bad of ['api.example.com/v1', 'ftp://api.example.com/v1', 'https://api.example.com/', 'https://api.example.com/v1?x=1', 'https://u:p@api.example.com/v1']) {
       expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, PUBLIC_BASE_URL: bad })).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL must be/)]);
     }
+  });
+
+  it('when SMTP_URL and MAIL_FROM are set, then they are kept; a bad one is named without its password', () => {
+    const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, SMTP_URL: 'smtps://mailer:s3cret@mail.example.com:465', MAIL_FROM: 'Pets <pets@example.com>' });
+    expect(config).toMatchObject({ smtpUrl: 'smtps://mailer:s3cret@mail.example.com:465', mailFrom: 'Pets <pets@example.com>' });
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET })).toMatchObject({ smtpUrl: undefined, mailFrom: 'Animal Store <no-reply@localhost>' });
+    const problems = problemsOf({ INTERNAL_JWT_SECRET: SECRET, SMTP_URL: 'http://mailer:s3cret@mail.example.com', MAIL_FROM: 'not an address' });
+    expect(problems).toEqual([expect.stringMatching(/^SMTP_URL must be a URL starting with smtp:\/\/ or smtps:\/\//), expect.stringMatching(/^MAIL_FROM must be an address/)]);
+    expect(problems.join(' ')).not.toContain('s3cret');
   });
 
   it('when PETS_URL lists several replicas, then each is kept, and a bad entry is named', () => {

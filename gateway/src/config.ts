@@ -5,6 +5,7 @@ import { SECRET_MIN_LENGTH, readSharedSettings, type SharedSettings } from '../.
 import { isHostName } from './admin/host-check';
 import { ADMIN_TOKEN_NAME, ADMIN_TOKEN_TEXT, SHARED_TOKEN_ACTOR, type AdminToken } from './admin/tokens';
 import type { ClusterNode, RedisTarget } from './redis';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule';
 
 export interface GatewayConfig extends SharedSettings {
   host: string;
@@ -51,7 +52,19 @@ export interface GatewayConfig extends SharedSettings {
   corsOrigins: readonly string[];
   /** `GATEWAY_MIDDLEWARE`: the operator's middleware modules, as given (relative to the working directory, or absolute), in order. */
   gatewayMiddleware: readonly string[];
+  /** `WEBHOOK_ALLOW_PRIVATE=true`: webhook endpoints may be http:// and internal addresses (development and tests only). */
+  webhookAllowPrivate: boolean;
+  /** `WEBHOOK_RETRY_SCHEDULE`: the delays (ms) between a failed delivery attempt and the next. */
+  webhookRetryDelaysMs: readonly number[];
+  /** `SMTP_URL` (smtp:// or smtps://): the mail server emails go through; undefined: each email is written to the log. */
+  smtpUrl: string | undefined;
+  /** `MAIL_FROM`: the sender of every email. */
+  mailFrom: string;
 }
+
+export const DEFAULT_MAIL_FROM = 'Animal Store <no-reply@localhost>';
+/** `Name <address>` or a bare address, on one line. */
+const MAIL_FROM_SHAPE = /^(?:[^<>\r\n"]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
 
 export const PORTAL_SIGNUP_MODES = ['open', 'closed'] as const;
 export type PortalSignup = (typeof PORTAL_SIGNUP_MODES)[number];
@@ -94,7 +107,12 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     corsOrigins: parseCorsOrigins(read),
     preflightPerMinute: read.integer('PREFLIGHT_PER_MINUTE', 600, { min: 1, max: 1_000_000 }),
     gatewayMiddleware: parseModuleList(read),
+    webhookAllowPrivate: read.oneOf('WEBHOOK_ALLOW_PRIVATE', 'false', ['true', 'false']) === 'true',
+    webhookRetryDelaysMs: parseWebhookRetrySchedule(read),
+    smtpUrl: read.url('SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    mailFrom: read.string('MAIL_FROM')?.trim() ?? DEFAULT_MAIL_FROM,
   };
+  if (!MAIL_FROM_SHAPE.test(config.mailFrom)) read.problem(`MAIL_FROM must be an address (no-reply@example.com) or a name and an address (Animal Store <no-reply@example.com>), got "${config.mailFrom}"`);
   if (config.workers > 1 && config.redisUrl === undefined && config.redisClusterNodes === undefined) {
     read.problem(
       `GATEWAY_WORKERS is ${config.workers}, but without REDIS_URL or REDIS_CLUSTER_NODES each worker would keep its own accounts, keys and limits: set a Redis, or GATEWAY_WORKERS=1`,
@@ -211,6 +229,13 @@ function parseModuleList(read: EnvReader): string[] {
     return [];
   }
   return entries;
+}
+
+function parseWebhookRetrySchedule(read: EnvReader): readonly number[] {
+  const delays = parseRetrySchedule(read.string('WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE);
+  if (typeof delays !== 'string') return delays;
+  read.problem(`WEBHOOK_RETRY_SCHEDULE: ${delays}`);
+  return [];
 }
 
 function parseClusterNodes(read: EnvReader): ClusterNode[] | undefined {

@@ -16,9 +16,17 @@ import type { Limiter } from './limits/types';
 import { EventBus } from './events/event-bus';
 import { QuotaCrossings } from './events/quota-crossings';
 import type { JobQueues } from './jobs';
+import { EmailVerification } from './accounts/email-verification';
+import { AccountMail } from './mail/account-mail';
+import { MailLinks } from './mail/links';
+import { Mailer } from './mail/mailer';
+import { logTransport, smtpTransport } from './mail/transport';
 import { createMetrics, type GatewayMetrics } from './metrics';
 import { createPortal, type PortalTuning } from './portal';
 import { createPetsProxy } from './upstream/pets-proxy';
+import { createWebhooks, type Webhooks } from './webhooks';
+import { BanStarts } from './events/ban-starts';
+import { ExpiringKeys } from './events/expiring-keys';
 import { ReplicaSet } from './upstream/replicas';
 
 export interface GatewayDeps {
@@ -27,6 +35,8 @@ export interface GatewayDeps {
   accessLogger?: Logger;
   /** Tests shorten the portal's sessions and limits, or cheapen its password hashes. */
   portalTuning?: PortalTuning;
+  /** Tests shorten the emails' retry schedule (default `MAIL_RETRY_DELAYS_MS`). */
+  mailTuning?: { retryDelaysMs?: readonly number[] };
   /** What `/metrics` answers (default: this process's registry); a worker asks the primary for every worker's sum. */
   scrapeMetrics?: (registry: Registry) => Promise<string>;
   /** The operator's middleware (`GATEWAY_MIDDLEWARE`, loaded by `extensions/load-middleware.ts`), mounted in /v1 in this order. */
@@ -49,6 +59,10 @@ export interface Gateway {
   readonly events: EventBus;
   /** Durable work off the request path (emails, webhook deliveries): BullMQ with Redis, in process without. */
   readonly jobs: JobQueues;
+  /** Account endpoints that hear of events, and their deliveries. */
+  readonly webhooks: Webhooks;
+  /** Emails to an account's owner (`mail.toOwner(accountId, { subject, text })`), and the quota emails. */
+  readonly mail: AccountMail;
   /** Where accounts, keys and counters live. */
   readonly storeKind: StoreKind;
   /** True once a stop has begun: readiness answers 503. */
@@ -62,7 +76,7 @@ export interface Gateway {
  * otherwise), key resolver, metrics, and the public and admin apps. `main.ts` puts the apps on
  * servers; the tests call this directly and drive the apps with supertest.
  */
-export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
+export async function createGateway(config: GatewayConfig, { logger, accessLogger = logger, portalTuning, mailTuning, scrapeMetrics, operatorMiddleware = [] }: GatewayDeps): Promise<Gateway> {
   const stores = await openStores({ ...config, attemptPolicies: portalTuning?.attempts }, logger);
   const { accounts: store, limiter, usage, audit, keyUse, jobs } = stores;
   const events = new EventBus((err, event) => logger.warn({ err, event: event.type }, 'an event listener failed'));
@@ -80,9 +94,19 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     keyLookupStats: () => lookups.stats,
     scrape: scrapeMetrics,
   });
-  const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger });
+  const accounts = new AccountService({ store, limiter, environment: config.apiEnvironment, audit, keyActivity: keyUse, logger, events });
   const petsProxy = createPetsProxy({ replicas, timeoutMs: config.upstreamTimeoutMs, tryTimeoutMs: config.upstreamTryTimeoutMs, onAttempt: metrics.recordUpstreamAttempt });
-  const portal = createPortal({ config, accounts, limiter, store: stores.portal, attempts: stores.attempts, tuning: portalTuning });
+  const webhooks = createWebhooks({ config, store: stores.webhooks, jobs, events, audit, requireAccount: (id) => accounts.getAccount(id), logger, registry: metrics.registry, notifyOwner: (accountId, notice, jobId) => mail.toOwner(accountId, notice, jobId) });
+  // Key events the limiter and the clock decide (the use cases publish the others), each once across replicas.
+  const banStarts = new BanStarts({ claims: webhooks.claims, keyOf: (id) => store.getKey(id), bus: events, onError: (err) => logger.debug({ err }, 'ban start not announced; retrying on the next refusal') });
+  const expiringKeys = new ExpiringKeys({ store, claims: webhooks.claims, bus: events, onError: (err) => logger.warn({ err }, 'key expiry sweep failed; retrying at the next') });
+  const transport = config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : logTransport(logger, config.mailFrom);
+  if (!config.smtpUrl && config.production) logger.warn('SMTP_URL is not set: emails (verification, password reset, quota warnings) are written to the log instead of being sent');
+  const mailer = new Mailer({ jobs, transport, logger, retryDelaysMs: mailTuning?.retryDelaysMs });
+  const mailLinks = new MailLinks(config.publicBaseUrl, config.port);
+  const portal = createPortal({ config, accounts, limiter, store: stores.portal, emailStore: stores.portalEmails, attempts: stores.attempts, mailer, mailLinks, tuning: portalTuning, webhooks: webhooks.service });
+  const mail = new AccountMail({ mailer, accounts: store, profiles: stores.portalEmails, links: mailLinks, unsubscribe: portal.unsubscribe });
+  mail.listen(events);
 
   const gateway: Gateway = {
     publicApp: createApp({
@@ -107,6 +131,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
         keyUse.note(subject.keyId, now);
         usage.observe(subject, decision, now);
         quotaCrossings.observe(subject, decision);
+        banStarts.observe(subject, decision);
       },
     }),
     adminApp: createAdminApp({
@@ -117,8 +142,10 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
       allowedHosts: config.adminAllowedHosts,
       tokenFailures: new TokenFailures(TOKEN_FAILURE_POLICY, config.anonIpv6PrefixLength),
       logger,
+      emailVerification: new EmailVerification({ accounts, profiles: stores.portalEmails, audit }),
       bodyTimeoutMs: config.bodyTimeoutMs,
       extraRoutes: (app, { requireAdmin }) => app.get('/metrics', requireAdmin, metrics.handler),
+      webhooks: webhooks.service,
     }),
     accounts,
     limiter,
@@ -127,13 +154,18 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
     metrics,
     events,
     jobs,
+    webhooks,
+    mail,
     storeKind: stores.kind,
     draining: false,
     async close() {
       replicas.close();
+      webhooks.close();
+      expiringKeys.close();
       lookups.close();
       keys.close();
       await stores.close();
+      transport.close();
     },
   };
   return gateway;

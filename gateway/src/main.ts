@@ -10,7 +10,7 @@ import { createDrainableServer, stopOnSignals, type ServerTimeouts } from '../..
 import { createAccessLogger, createLogger, logFormatOfStdout } from '../../shared/src/logger';
 import { keepServingThroughStrayErrors } from '../../shared/src/stray-errors';
 import type { AccountService } from './accounts/account-service';
-import { STARTER_PLAN } from './accounts/types';
+import { BUILT_IN_PLANS, STARTER_PLAN, type PlanName } from './accounts/types';
 import { STORE_KIND_NAMES, storeKindOf } from './backends';
 import { loadGatewayConfig, redisTargetOf, type GatewayConfig } from './config';
 import { loadOperatorMiddleware } from './extensions/load-middleware';
@@ -106,13 +106,20 @@ function printWelcome(config: GatewayConfig, storeKind: string, demoKey: string 
     lines.push(`               export ADMIN_TOKEN=${config.adminToken}   # then: npm run admin -- --help`);
   }
   if (demoKey) {
-    lines.push(`  demo API key ${demoKey}   (account "Demo", Free plan: 60/min, 1,000/day; a ${config.apiEnvironment} key)`);
+    lines.push(`  demo API key ${demoKey}   (account "Demo", ${planSummary(STARTER_PLAN)}; a ${config.apiEnvironment} key)`);
     lines.push('', '  Try it:', `    curl -i -H "Authorization: Bearer ${demoKey}" ${base}/v1/pets`);
     lines.push(
       `    curl -i -H "Authorization: Bearer ${demoKey}" -H "Content-Type: application/json" -d '{"name":"Rex","categoryId":1}' ${base}/v1/pets`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+/** `Free plan: 60/min, 1,000/day`: a built-in plan as the banner describes it. */
+function planSummary(name: PlanName): string {
+  const plan = BUILT_IN_PLANS.find((candidate) => candidate.name === name)!;
+  const count = (n: number | null) => (n === null ? 'its own' : n.toLocaleString('en-US'));
+  return `${name[0]!.toUpperCase()}${name.slice(1)} plan: ${count(plan.perMinute)}/min, ${count(plan.perDay)}/day`;
 }
 
 main().catch((error: unknown) => {

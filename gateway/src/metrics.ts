@@ -50,12 +50,12 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
     labelNames: ['outcome', 'caller'] as const,
     registers: [registry],
   });
-  // Bound once per outcome and caller (six children) instead of hashing the labels on every request.
-  const decisionCounters = new Map<string, Counter.Internal>();
+  // Bound once per outcome and caller (six children) instead of hashing the labels on every
+  // request, and looked up by the two values (no key string made per request, issue 29).
+  const decisionCounters = { key: new Map<LimitDecision['outcome'], Counter.Internal>(), anonymous: new Map<LimitDecision['outcome'], Counter.Internal>() };
   const decisionCounter = (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous'): Counter.Internal => {
-    const key = `${outcome} ${caller}`;
-    let counter = decisionCounters.get(key);
-    if (!counter) decisionCounters.set(key, (counter = rateLimitDecisions.labels(outcome, caller)));
+    let counter = decisionCounters[caller].get(outcome);
+    if (!counter) decisionCounters[caller].set(outcome, (counter = rateLimitDecisions.labels(outcome, caller)));
     return counter;
   };
   new Gauge({
@@ -114,27 +114,23 @@ export function createMetrics({ isDegraded, storeKind = 'in-process', unavailabl
 
   // Label children bound once per method and status (Node's parser admits a fixed set of methods,
   // so these stay small): a labelled call hashes its label values on every request.
+  // Looked up by method, then by the status as a number: no key string made per request (issue 29).
   const durationOf = new Map<string, Histogram.Internal<'method'>>();
-  const requestsOf = new Map<string, Counter.Internal>();
-  /** One response sent (not one abandoned): its method, status and time since `started` (`performance.now()`). */
+  const requestsOf = new Map<string, Map<number, Counter.Internal>>();
+  /** One response sent (not one abandoned): its method, status and time since `started` (`performance.now()`); the access log's listener calls it. */
   const observeResponse = (method: string, status: number, started: number): void => {
     let timer = durationOf.get(method);
     if (!timer) durationOf.set(method, (timer = duration.labels(method)));
     timer.observe((performance.now() - started) / 1000);
-    const key = `${method} ${status}`;
-    let counter = requestsOf.get(key);
-    if (!counter) requestsOf.set(key, (counter = requests.labels(method, String(status))));
+    let byStatus = requestsOf.get(method);
+    if (!byStatus) requestsOf.set(method, (byStatus = new Map()));
+    let counter = byStatus.get(status);
+    if (!counter) byStatus.set(status, (counter = requests.labels(method, String(status))));
     counter.inc();
   };
-  const observeRequests: RequestHandler = (req, res, next) => {
-    const started = performance.now();
-    res.once('finish', () => observeResponse(req.method, res.statusCode, started));
-    next();
-  };
-
   return {
     registry,
-    observeRequests,
+    observeResponse,
     recordDecision: (outcome: LimitDecision['outcome'], caller: 'key' | 'anonymous') => decisionCounter(outcome, caller).inc(),
     recordUpstreamAttempt: (replica: Replica, outcome: (typeof ATTEMPT_OUTCOMES)[number]) => attemptCounters.get(replica.url)?.[outcome].inc(),
     handler: (async (_req, res) => {

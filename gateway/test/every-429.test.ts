@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Gateway } from '../src/gateway';
 import type { AttemptPolicies } from '../src/portal/attempt-limits';
-import { ADMIN_TOKEN, publicGet } from './support/gateway';
+import { ADMIN_TOKEN, publicGet, startGateway } from './support/gateway';
 import { CHEAP_HASHES, accountIdOn, newEmail, signedUpOn, startPortalGateway } from './support/portal';
 import { PortalVisitor } from './support/portal-visitor';
 
@@ -92,6 +92,24 @@ const adminTokens = async () => {
   return until429(() => request(gateway.adminApp).get('/admin/plans').set('Host', '127.0.0.1').set('Authorization', 'Bearer not-the-admin-token-0123'));
 };
 
+/** An operator's own limit (GATEWAY_MIDDLEWARE) refusing every request, with the Retry-After it sets on the response, if any. */
+const operatorMiddleware = async (retryAfter?: string) => {
+  const gateway = await startGateway(
+    {},
+    {
+      operatorMiddleware: [
+        (_req, res, next) => {
+          if (retryAfter !== undefined) res.setHeader('Retry-After', retryAfter);
+          next(Object.assign(new Error('Over our own limit.'), { status: 429, code: 'operator_limit' }));
+        },
+      ],
+    },
+  );
+  gateways.push(gateway);
+  const { key } = await gateway.accounts.createKey((await gateway.accounts.createAccount({ name: 'Op', plan: 'pro' })).id);
+  return until429(() => publicGet(gateway, '/v1/pets', '198.51.100.6', key), { tries: 1 });
+};
+
 describe('every 429 carries Retry-After', () => {
   it.each([
     ['/v1: the anonymous limit', anonymous],
@@ -106,9 +124,14 @@ describe('every 429 carries Retry-After', () => {
     ['portal: the 21st key created in a day', () => keyCreations('portal')],
     ['admin API: the 21st key created in a day', () => keyCreations('admin')],
     ['admin API: wrong tokens', adminTokens],
+    ["/v1: the operator's middleware (GATEWAY_MIDDLEWARE), without a Retry-After of its own", () => operatorMiddleware()],
   ])('when %s refuses a request, then the answer is 429 with Retry-After in whole seconds, at least 1', async (_case, refuse) => {
     const response = await refuse();
     expect(response.status).toBe(429);
     expect(response.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
+  });
+
+  it("when the operator's middleware set its own Retry-After before refusing 429, then that one is kept", async () => {
+    expect((await operatorMiddleware('30')).headers['retry-after']).toBe('30');
   });
 });

@@ -2,7 +2,6 @@ import pino from 'pino';
 import { RedisLimiter, withFallback } from '../src/limits';
 import { MemoryLimiter } from '../src/limits/memory-limiter';
 import { connectRedis } from '../src/redis';
-import { freePort } from '../../test/helpers/ports';
 import { limiterContract } from './limiter.contract';
 import { useRedis } from './support/redis';
 
@@ -26,9 +25,11 @@ limiterContract('FailoverLimiter, Redis up', {
 
 limiterContract('FailoverLimiter, Redis down', {
   open: async (ban) => {
-    // Nothing listens there: every call falls back to the in-process limiter, whose windows follow the injected clock.
-    const unreachable = redis.closeAfter(await connectRedis(`redis://127.0.0.1:${await freePort()}`, 0));
-    return withFallback(new RedisLimiter({ redis: unreachable, ban }), { logger, ban });
+    // A connection that is gone (closed, so it never reconnects and leaves no timer behind): every
+    // call falls back to the in-process limiter, whose windows follow the injected clock.
+    const gone = await connectRedis(redis.url);
+    gone.disconnect();
+    return withFallback(new RedisLimiter({ redis: gone, ban }), { logger, ban });
   },
   clockDrivesWindows: true,
   sharedStoreDown: true,

@@ -88,6 +88,29 @@ export function portalStoreContract(name: string, open: () => Promise<PortalStor
         expect(await store.findSession('s1')).toEqual(session());
         await waitFor(async () => (await store.findSession('s1')) === null, 15_000, 'the session to expire');
       });
+
+      it("when an account's sessions are ended, then every one of them is gone and other accounts' stay", async () => {
+        await store.saveSession('s1', session(), 60_000);
+        await store.saveSession('s2', session({ csrfToken: 'csrf-2' }), 60_000);
+        await store.saveSession('s3', session({ accountId: 'acct_00000000000000000002' }), 60_000);
+        await store.deleteSessionsOf('acct_00000000000000000001');
+        expect(await store.findSession('s1')).toBeNull();
+        expect(await store.findSession('s2')).toBeNull();
+        expect(await store.findSession('s3')).not.toBeNull();
+        await store.deleteSessionsOf('acct_00000000000000000009');
+      });
+    });
+
+    describe('passwords', () => {
+      it('when a password is replaced, then the credential has the new hash; an email without a credential (or only reserved) is not changed', async () => {
+        await store.reserveEmail('ann@example.com', 'r1', 60_000);
+        expect(await store.replacePassword('ann@example.com', 'new-hash')).toBe(false);
+        await store.completeSignUp('ann@example.com', 'r1', credential());
+        expect(await store.replacePassword('ann@example.com', 'new-hash')).toBe(true);
+        expect(await store.findCredential('ann@example.com')).toEqual({ ...credential(), passwordHash: 'new-hash' });
+        expect(await store.replacePassword('bob@example.com', 'new-hash')).toBe(false);
+        expect(await store.findCredential('bob@example.com')).toBeNull();
+      });
     });
   });
 }

@@ -26,7 +26,7 @@ describe('RedisPortalStore specifics', () => {
     await store.reserveEmail('ann@example.com', 'r1', 60_000);
     await store.saveSession('s1', { accountId: 'acct_1', csrfToken: 't', createdAtMs: 1, lastSeenAtMs: 1 }, 60_000);
     const keys = (await client.keys('*')).sort();
-    expect(keys).toEqual(['{gw}:portal:login:ann@example.com', '{gw}:portal:session:s1']);
+    expect(keys).toEqual(['{gw}:portal:login:ann@example.com', '{gw}:portal:session:s1', '{gw}:portal:sessions-of:acct_1']);
   });
 
   it('when a stored value is not what the portal wrote, then it reads as absent', async () => {

@@ -34,7 +34,7 @@ export function createApp({ service, logger, accessLogger = logger, internalToke
   app.set('etag', false);
 
   app.use(requestId);
-  app.use(accessLog(accessLogger, logger));
+  app.use(accessLog(app, accessLogger, logger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

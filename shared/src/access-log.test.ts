@@ -11,7 +11,7 @@ function appLogging(): { app: express.Express; lines: Array<Record<string, unkno
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
   const app = express();
   app.use(requestId);
-  app.use(accessLog(logger));
+  app.use(accessLog(app, logger));
   app.get('/ok', (_req, res) => {
     res.json({});
   });
@@ -83,7 +83,7 @@ describe('the access log with a logger of its own', () => {
     const events: string[] = [];
     const app = express();
     app.use(requestId);
-    app.use(accessLog(pino({}, { write: (line: string) => access.push(line) }), pino({}, { write: (line: string) => events.push(line) })));
+    app.use(accessLog(app, pino({}, { write: (line: string) => access.push(line) }), pino({}, { write: (line: string) => events.push(line) })));
     app.get('/warns', (req, res) => {
       req.log.warn('look at this');
       res.json({});

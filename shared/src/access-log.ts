@@ -1,5 +1,5 @@
-import type { ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { redactSecrets } from './redact';
 
@@ -12,9 +12,18 @@ declare module 'node:http' {
   }
 }
 
+/** Where a request keeps its `req.log` once made (an own field, set on first use only). */
+const REQUEST_LOG = Symbol('requestLog');
+type WithRequestLog = IncomingMessage & { [REQUEST_LOG]?: Logger };
+
 /** Who called the pets-service, when its authentication stage knows (`res.locals.caller`). */
 interface CallerLocals {
   caller?: { iss?: string; sub?: string };
+}
+
+export interface AccessLogOptions {
+  /** A response was sent in full: its method, status and when its request arrived (`performance.now()`). */
+  onResponse?: (method: string, status: number, started: number) => void;
 }
 
 /**
@@ -24,20 +33,26 @@ interface CallerLocals {
  * for a status code: real exceptions are logged, with their stack, where they are caught.
  *
  * `logger` takes the access lines (buffered in production); `events` the lines stages write through
- * `req.log` (warnings, errors: written at once).
+ * `req.log` (warnings, errors: written at once). `onResponse` is told of each response sent (not
+ * of one abandoned) from the same listener, so that metrics need no listener and closure of their
+ * own per request (issue 29).
  *
  * (pino-http did this with a child logger and a serializer pass per request, and logged a 501 as
  * "request errored" with a made-up Error.)
  */
-export function accessLog(logger: Logger, events: Logger = logger): RequestHandler {
+export function accessLog(app: Express, logger: Logger, events: Logger = logger, { onResponse }: AccessLogOptions = {}): RequestHandler {
+  // `req.log` is a getter on this app's request prototype, defined once: a per-request
+  // `Object.defineProperty` cost an accessor and a closure on every request (issue 29).
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: WithRequestLog): Logger {
+      return (this[REQUEST_LOG] ??= events.child({ reqId: this.id }));
+    },
+  });
   return (req, res, next) => {
     const started = performance.now();
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      get: () => (child ??= events.child({ reqId: req.id })),
-    });
     res.once('close', () => {
+      if (onResponse && res.writableFinished) onResponse(req.method, res.statusCode, started);
       const caller = (res.locals as CallerLocals).caller;
       writeAccessLine(logger, res, req.id, req.originalUrl, started, caller ? { caller: caller.iss, subject: caller.sub } : undefined);
     });

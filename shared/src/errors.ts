@@ -178,9 +178,13 @@ export function knownAnswer(err: unknown): ErrorAnswer | undefined {
  * be read to its next request: a gigabyte, if that is what was announced. Call before the head is written.
  */
 export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): void {
-  if (req.complete) return;
+  if (!req.complete && declaresBody(req)) res.setHeader('Connection', 'close');
+}
+
+/** Whether the request announces a body: a transfer coding, or a Content-Length other than 0. */
+export function declaresBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
-  if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) res.setHeader('Connection', 'close');
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**

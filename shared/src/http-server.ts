@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { stopTracing } from './tracing/runtime';
 import { MAX_REQUEST_HEADERS, answerEarly, answerRefusedRequests, parserHeaderLimit, requestHeadRefusal } from './client-errors';
+import { closeIfBodyUnread, declaresBody } from './errors';
 
 /**
  * The HTTP servers of both services: deliberate timeouts, and a drain that lets a rolling deploy
@@ -77,6 +79,7 @@ export function createDrainableServer(
       answerEarly(res, refusal);
       return;
     }
+    if (declaresBody(req)) closeWhenAnsweredUnread(req, res);
     app(req, res);
   };
   // Node checks the two request timeouts every `connectionsCheckingInterval` (30 s by default), so a
@@ -112,6 +115,50 @@ export function createDrainableServer(
       return drained;
     },
     cut: () => server.closeAllConnections(),
+  };
+}
+
+/**
+ * Any answer written before the request's body has arrived in full (a page that ignores a body,
+ * a refusal) closes the connection: otherwise Node would read the rest of the body, whatever its
+ * size, to reach the connection's next request. Hooked where every head is written (Node's
+ * implicit head goes through `writeHead` too); only requests that announce a body pay for it.
+ */
+function closeWhenAnsweredUnread(req: IncomingMessage, res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    closeIfBodyUnread(req, this);
+    if (req.socket && !req.complete && this.getHeader('Connection') === 'close') lingerBeforeClosing(req, req.socket);
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
+}
+
+/** How long, and for how many more bytes of the refused body, a closing connection is held open. */
+const LINGER = { ms: 1_000, bytes: 1024 * 1024 };
+
+/**
+ * A lingering close (as Apache's): a socket closed while the client is still sending its body
+ * answers the next bytes with a reset, and a client's TCP stack may then drop the answer it had
+ * not read yet, so the client never learns why (413, 401…). After the answer, the write side is
+ * closed at once and what still arrives is discarded for a moment (at most LINGER), then the
+ * socket is destroyed: the client has the answer before any reset.
+ */
+function lingerBeforeClosing(req: IncomingMessage, socket: Socket): void {
+  socket.destroySoon = function (this: Socket) {
+    if (this.writable) this.end();
+    let discarded = 0;
+    const close = () => {
+      clearTimeout(timer);
+      this.destroy();
+    };
+    const timer = setTimeout(close, LINGER.ms).unref();
+    this.once('close', () => clearTimeout(timer));
+    // Node has set the body flowing to discard it (the answer is out): count what it discards.
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded >= LINGER.bytes) close();
+    });
+    req.once('end', close);
   };
 }
 

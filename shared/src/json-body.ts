@@ -1,8 +1,8 @@
 import contentType from 'content-type';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { ApiError } from './errors';
-import { declaresBody, readWholeBody } from './request-body';
+import { ApiError, declaresBody } from './errors';
+import { readWholeBody } from './request-body';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8']);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { ApiError } from './errors';
+import { ApiError, declaresBody } from './errors';
 import { continueIfExpected } from './http-server';
 
 /**
@@ -25,12 +25,6 @@ export interface BodyLimits {
 
 const KIB = 1024;
 const NO_BODY = Buffer.alloc(0);
-
-/** Whether the request announces a body: a transfer coding, or a Content-Length other than 0. */
-export function declaresBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
 
 /** 413 payload_too_large for a route that accepts at most `maxBytes`. The one way it is worded. */
 export function payloadTooLarge(maxBytes: number, message?: string): ApiError {

@@ -57,6 +57,12 @@ export function describeViolation(error: ErrorObject, subject: string): string {
       return `${field} must have at most ${String(p.limit)} characters.`;
     case 'pattern':
       return `${field} ${PATTERN_RULES[String(p.pattern)] ?? `must match the pattern ${String(p.pattern)}`}.`;
+    case 'minItems':
+      return `${field} must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}.`;
+    case 'maxItems':
+      return `${field} must have at most ${String(p.limit)} items.`;
+    case 'uniqueItems':
+      return `${field} must not list a value twice.`;
     default:
       return `${field} ${error.message ?? 'is invalid'}.`;
   }

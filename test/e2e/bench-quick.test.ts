@@ -82,8 +82,18 @@ describe('npm run bench -- --quick', () => {
       tracing: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number }; exports: number };
       checks: { issue: number; name: string; value: number; target: string; met: boolean }[];
       machine: { cpus: number };
+      verdict: string;
+      otherWork: { cores: number; kernelCores: number; seconds: number; limitCores: number };
+      runs: { scenarios: ScenarioResult[]; ratios: Record<string, number>; otherWork: { cores: number } }[];
     };
-    expect({ kind: report.kind, mode: report.mode }).toEqual({ kind: 'bench', mode: 'quick' });
+    expect({ kind: report.kind, mode: report.mode, verdict: report.verdict }).toEqual({ kind: 'bench', mode: 'quick', verdict: 'not judged' });
+    // Other processes' CPU while measuring (issue 29), over all runs and per run; quick mode makes one run.
+    expect(report.otherWork.limitCores).toBe(0.1);
+    expect(report.otherWork.seconds).toBeGreaterThan(0);
+    expect([Number.isFinite(report.otherWork.cores), Number.isFinite(report.otherWork.kernelCores)]).toEqual([true, true]);
+    expect(report.runs).toHaveLength(1);
+    expect(report.runs[0]!.scenarios.map((r) => r.id)).toEqual(report.scenarios.map((r) => r.id));
+    expect(Number.isFinite(report.runs[0]!.otherWork.cores)).toBe(true);
     expect(report.machine.cpus).toBeGreaterThan(0);
 
     const expected: Record<string, string> = {
@@ -150,6 +160,7 @@ describe('npm run bench -- --quick', () => {
     expect(svg).toContain('gateway (Redis) · GET list, over quota (429)');
 
     expect(stdout).toContain('req/s');
+    expect(stdout).toMatch(/other processes: [\d.]+ cores \(limit 0\.1\) over [\d.]+ s measured/);
     expect(stdout).toContain('added p99 over direct');
     expect(stdout).toMatch(/(met|MISSED) +15 +gateway CPU per request ÷ bare Express\+HPM hop +[\d.]+ +≤ 1\.25\n/);
     expect(stdout).toMatch(/(met|MISSED) +15 +gateway throughput ÷ bare Express\+HPM hop +[\d.]+ +≥ 0\.9\n/);

@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeIfBrowser, launchBrowser } from '../helpers/browser';
 import { waitFor } from '../helpers/ports';
 import { startSystem, type SystemHandle } from '../helpers/system';
+import { WebhookReceiver } from '../helpers/webhook-receiver';
 
 /**
  * The developer portal in headless Chromium, against the real system from the compiled build:
@@ -23,7 +24,8 @@ describeIfBrowser()('developer portal in Chromium', () => {
   let signUps = 0;
 
   beforeAll(async () => {
-    [system, browser] = await Promise.all([startSystem({ redis: true, replicas: 2 }), launchBrowser()]);
+    // Webhook endpoints on this machine's receiver (http://127.0.0.1): allowed for the test.
+    [system, browser] = await Promise.all([startSystem({ redis: true, replicas: 2, gatewayEnv: { WEBHOOK_ALLOW_PRIVATE: 'true' } }), launchBrowser()]);
     portal = system.gateways[0]!.url;
     otherReplica = system.gateways[1]!.url;
   });
@@ -141,6 +143,35 @@ describeIfBrowser()('developer portal in Chromium', () => {
     await expect(page.locator('.who').textContent()).resolves.toBe(email);
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it('when a developer adds a webhook endpoint and sends a test event, then the secret is shown once with a copy button, the receiver verifies the event, and the deliveries page lists it', async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const { context, page, problems } = await newPage();
+      await signUp(page);
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByLabel('Endpoint URL').fill(receiver.url);
+      await page.getByRole('button', { name: 'Add the endpoint' }).click();
+      const secret = (await page.locator('#webhook-secret').textContent())!;
+      expect(secret).toMatch(/^whsec_/);
+      await expect(page.getByRole('button', { name: 'Copy secret' }).isVisible()).resolves.toBe(true);
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await waitFor(() => receiver.received.length === 1, 10_000, 'the test event at the receiver');
+      expect(receiver.verifyAll(secret)[0]!.type).toBe('webhook.test');
+      await waitFor(async () => {
+        await page.reload();
+        return (await page.locator('table.deliveries td:nth-child(3)').first().textContent().catch(() => null)) === 'delivered';
+      }, 10_000, 'the delivery listed as delivered');
+      await page.goto(`${portal}/portal/webhooks`);
+      expect(await page.content()).not.toContain(secret);
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await expect(page.locator('[role="status"]').first().textContent()).resolves.toContain('deleted');
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('when a developer creates a named read-only key and rolls it with a short grace period, then the new key is shown once, the old one works until the grace ends and then stops, on the other replica too', async () => {

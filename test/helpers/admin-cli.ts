@@ -7,6 +7,10 @@ import { opsParts } from '../../gateway/test/support/ops';
 import { freePort } from './ports';
 import { COMPILED, ROOT } from './processes';
 import { SHARED_TOKEN_ACTOR } from '../../gateway/src/admin/tokens';
+import { EventBus } from '../../gateway/src/events/event-bus';
+import { MemoryJobQueues } from '../../gateway/src/jobs/memory-queues';
+import { createWebhooks } from '../../gateway/src/webhooks';
+import { MemoryWebhookStore } from '../../gateway/src/webhooks/memory-webhook-store';
 
 export const CLI_ADMIN_TOKEN = 'cli-test-admin-token-0123456789';
 export const CLI_SECRET = 'cli-test-internal-secret-0123456789';
@@ -27,6 +31,18 @@ export interface CliRun {
  */
 export function useAdminCli() {
   const parts = opsParts({ ban: { threshold: 3, seconds: 900 } });
+  const logger = createLogger('cli-test', 'silent');
+  // The webhook routes over in-process parts, delivering to http:// receivers on 127.0.0.1.
+  const jobs = new MemoryJobQueues();
+  const webhooks = createWebhooks({
+    config: { webhookAllowPrivate: true, webhookRetryDelaysMs: [100] },
+    store: new MemoryWebhookStore(),
+    jobs,
+    events: new EventBus(),
+    audit: parts.audit,
+    requireAccount: (id) => parts.service.getAccount(id),
+    logger,
+  });
   let server: Server | undefined;
   let adminUrl = '';
 
@@ -38,7 +54,8 @@ export function useAdminCli() {
         { name: SHARED_TOKEN_ACTOR, token: CLI_ADMIN_TOKEN },
         { name: 'alice', token: ALICE },
       ],
-      logger: createLogger('cli-test', 'silent'),
+      logger,
+      webhooks: webhooks.service,
     });
     const port = await freePort();
     adminUrl = `http://127.0.0.1:${port}`;
@@ -49,6 +66,8 @@ export function useAdminCli() {
 
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
+    webhooks.close();
+    await jobs.close();
   });
 
   /** Runs the CLI with `args`; `env` adds to or (undefined) removes from its environment. Asynchronous on purpose: the admin app answering it lives in this very process. */

@@ -13,7 +13,7 @@ export const ALICE = 'console-alice-token-0123456789';
  * The ops console on a real gateway (`createGateway`, in-process store, the admin app on an
  * ephemeral port) and headless Chromium to drive it as an operator would; both for the enclosing
  * `describeIfBrowser()`, inside which this is called (so that no browser starts where none is installed).
- * Keys are banned at the second refusal (BAN_THRESHOLD=2).
+ * Keys are banned at the second refusal (BAN_THRESHOLD=2); webhook endpoints may be http://127.0.0.1 (WEBHOOK_ALLOW_PRIVATE).
  */
 export function useOpsConsole() {
   let gateway: Gateway | undefined;
@@ -22,7 +22,7 @@ export function useOpsConsole() {
   let consoleUrl = '';
 
   beforeAll(async () => {
-    gateway = await startGateway({ ADMIN_TOKENS: `alice:${ALICE}`, BAN_THRESHOLD: '2' });
+    gateway = await startGateway({ ADMIN_TOKENS: `alice:${ALICE}`, BAN_THRESHOLD: '2', WEBHOOK_ALLOW_PRIVATE: 'true' });
     await new Promise<void>((resolve) => {
       server = gateway!.adminApp.listen(0, '127.0.0.1', () => resolve());
     });

@@ -11,6 +11,7 @@ import { usageOf, viewOf, type AccountDetails, type AccountListQuery, type Accou
 import { KEY_LIMITS, type KeyLimits } from './key-limits';
 import { KeyService, type BanLimiter, type KeyActivity, type KeyServiceDeps } from './key-service';
 import { notFound } from './refusals';
+import type { DomainEvent } from '../events/types';
 import {
   validateAccountPatch,
   validateNewAccount,
@@ -49,6 +50,8 @@ export interface AccountServiceOptions {
   /** Tests lower them; production uses KEY_LIMITS. */
   keyLimits?: Partial<KeyLimits>;
   now?: () => number;
+  /** Where key changes are told as domain events (the gateway's EventBus); default: nowhere. */
+  events?: { publish(event: DomainEvent): void };
 }
 
 /**
@@ -70,7 +73,7 @@ export class AccountService {
   private readonly keys: KeyService;
   private readonly now: () => number;
 
-  constructor({ store, limiter, environment = DEFAULT_API_ENVIRONMENT, audit, keyActivity, logger, keyLimits = {}, now = Date.now }: AccountServiceOptions) {
+  constructor({ store, limiter, environment = DEFAULT_API_ENVIRONMENT, audit, keyActivity, logger, keyLimits = {}, now = Date.now, events }: AccountServiceOptions) {
     this.store = store;
     this.limiter = limiter;
     this.audit = audit ?? new MemoryAuditLog();
@@ -85,6 +88,7 @@ export class AccountService {
       now,
       record: (entry) => this.record(entry),
       requireAccount: (id) => this.requireAccount(id),
+      publish: (event) => events?.publish(event),
     });
   }
 

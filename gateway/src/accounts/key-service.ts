@@ -5,6 +5,8 @@ import { KEY_ID_PATTERN, generateApiKey, hashApiKey, newKeyId } from '../keys/ap
 import { maskApiKey } from '../keys/masked-key';
 import type { Limiter } from '../limits/types';
 import { KeySetChangedError } from './errors';
+import { keyEvent } from '../events/key-events';
+import type { DomainEvent } from '../events/types';
 import { DEFAULT_KEY_ACCESS, type Account, type ApiKeyRecord } from './types';
 import type { ChangeFeed, KeyRecords } from './account-store';
 import { keyViewOf, type CreatedKey, type KeyListQuery, type KeyPage, type KeyPosition, type RolledKey } from './account-views';
@@ -37,6 +39,8 @@ export interface KeyServiceDeps {
   record(entry: Omit<NewAuditEntry, 'at'>): Promise<void>;
   /** The account, or 404 not_found. */
   requireAccount(id: string): Promise<Account>;
+  /** Tells the domain events (webhooks) of a change made; never throws, never waits. */
+  publish(event: DomainEvent): void;
 }
 
 /**
@@ -110,6 +114,7 @@ export class KeyService {
         // Written only if no key was added since the list was read (on another replica, say).
         await this.deps.store.addKey(record, seen);
         await this.deps.record({ actor, action: 'key.created', target: record.id, accountId: account.id, before: null, after: keyValues(record) });
+        this.deps.publish(keyEvent('key.created', record, now));
         return this.created(key, record);
       }),
     );
@@ -149,6 +154,8 @@ export class KeyService {
         before: { expiresAt: old.expiresAt ?? null, replacedBy: null },
         after: { expiresAt: rolled.key.expiresAt ?? null, replacedBy: record.id },
       });
+      // One event for the roll (not key.created as well): the old key, its new expiry and its replacement.
+      this.deps.publish(keyEvent('key.rolled', old, now, { expiresAt: rolled.key.expiresAt ?? null, replacedBy: record.id }));
       return { ...this.created(key, record), replaces: { id: old.id, expiresAt: rolled.key.expiresAt! } };
     }));
   }
@@ -182,6 +189,7 @@ export class KeyService {
     if (!key || !(await this.deps.store.revokeKey(key.id, at))) throw notFound('key', keyId);
     if (key.revokedAt === null) {
       await this.deps.record({ actor, action: 'key.revoked', target: key.id, accountId: key.accountId, before: { revokedAt: null }, after: { revokedAt: at } });
+      this.deps.publish(keyEvent('key.revoked', key, Date.parse(at)));
       // The retired keys an account keeps stay bounded even if it never creates another.
       await this.oneAtATime(key.accountId, () => this.pruneRetiredKeys(key.accountId, this.isoNow()));
     }

@@ -1,3 +1,4 @@
+import type { EmailVerification } from '../accounts/email-verification';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express';
 import { ApiError, errorHandler, methodNotAllowed, notFoundHandler, serviceUnavailable } from '../../../shared/src/errors';
 import { accessLog } from '../../../shared/src/access-log';
@@ -20,6 +21,8 @@ import { requireKnownHost } from './host-check';
 import { TokenFailures } from './token-failures';
 import type { AdminToken } from './tokens';
 import { usageChart } from '../usage/usage-chart';
+import type { WebhookService } from '../webhooks/webhook-service';
+import { mountWebhookRoutes } from './webhook-routes';
 
 export interface AdminAppOptions {
   service: AccountService;
@@ -38,6 +41,10 @@ export interface AdminAppOptions {
    * `requireAdmin` is the same bearer check the ops routes use, for routes that want it.
    */
   extraRoutes?: (app: Express, helpers: { requireAdmin: RequestHandler }) => void;
+  /** The webhook use cases; without them the webhook routes answer 404. */
+  webhooks?: WebhookService;
+  /** Whether accounts' emails are verified (in the account view), and ops' way to mark one verified. */
+  emailVerification?: EmailVerification;
   /** `BODY_TIMEOUT_MS`: a request body must arrive whole within this, or 408 request_timeout (default 10 s). */
   bodyTimeoutMs?: number;
 }
@@ -125,7 +132,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
   const body = { timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
 
   app.use(requestId);
-  app.use(accessLog(logger));
+  app.use(accessLog(app, logger));
   // Before anything else answers: a DNS-rebinding page must not even get the console.
   app.use(requireKnownHost({ adminHost: options.adminHost ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [] }));
   // No admin request carries more than a small JSON body: a larger one declared is refused unread.
@@ -150,7 +157,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .route('/admin/accounts')
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['limit', 'cursor', 'plan', 'q']);
-      const limit = query.integer('limit', 20, 1, 100);
+      const limit = query.limit();
       const plan = query.oneOf('plan', PLAN_NAMES);
       const q = searchText(query.text('q'));
       const after = query.cursor(parseAccountsCursor);
@@ -167,12 +174,23 @@ export function createAdminApp(options: AdminAppOptions): Express {
   app
     .route('/admin/accounts/:id')
     .get(async (req, res) => {
-      res.json(await service.getAccount(req.params.id));
+      const account = await service.getAccount(req.params.id);
+      res.json(options.emailVerification ? { ...account, ...(await options.emailVerification.viewOf(account)) } : account);
     })
     .patch(jsonBody(body), async (req, res) => {
       res.json(await service.updateAccount(req.params.id, validateAccountPatch(req.body), actorOf(res)));
     })
     .all(methodNotAllowed(['GET', 'PATCH']));
+
+  app
+    .route('/admin/accounts/:id/verify')
+    .post(optionalJsonBody(body), async (req, res) => {
+      if (!options.emailVerification) throw new ApiError('not_found', 'Email verification is not part of this deployment.');
+      await options.emailVerification.markVerified(req.params.id, actorOf(res));
+      const account = await service.getAccount(req.params.id);
+      res.json({ ...account, ...(await options.emailVerification.viewOf(account)) });
+    })
+    .all(methodNotAllowed(['POST']));
 
   app
     .route('/admin/accounts/:id/history.svg')
@@ -187,7 +205,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .route('/admin/accounts/:id/keys')
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['limit', 'cursor']);
-      const limit = query.integer('limit', 20, 1, 100);
+      const limit = query.limit();
       const after = query.cursor(parseKeysCursor);
       const page = await service.listKeyPage(req.params.id, { limit, ...(after ? { after } : {}) });
       if (page.next) res.setHeader('Link', nextPageLink(`/admin/accounts/${req.params.id}/keys`, { limit: query.text('limit') }, keysCursor(page.next)));
@@ -240,7 +258,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['window', 'limit']);
       const window = query.oneOf('window', ['minute', 'day'] as const) ?? 'minute';
-      res.json(await reports.topUsage(window, query.integer('limit', 20, 1, 100)));
+      res.json(await reports.topUsage(window, query.limit()));
     })
     .all(methodNotAllowed(['GET']));
 
@@ -248,7 +266,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .route('/admin/usage/refused')
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['limit']);
-      res.json(await reports.refusedKeys(query.integer('limit', 20, 1, 100)));
+      res.json(await reports.refusedKeys(query.limit()));
     })
     .all(methodNotAllowed(['GET']));
 
@@ -256,7 +274,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     .route('/admin/audit')
     .get(async (req, res) => {
       const query = new ListingQuery(req, ['limit', 'cursor', 'account']);
-      const limit = query.integer('limit', 20, 1, 100);
+      const limit = query.limit();
       const accountId = query.text('account');
       if (accountId !== undefined && !ACCOUNT_ID_PATTERN.test(accountId)) {
         throw new ApiError('invalid_parameter', `account must be an account id (acct_ and 20 letters or digits), got "${accountId}".`);
@@ -268,6 +286,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
     })
     .all(methodNotAllowed(['GET']));
 
+  if (options.webhooks) mountWebhookRoutes(app, options.webhooks, body);
   extraRoutes?.(app, { requireAdmin });
 
   app.use(notFoundHandler);

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
+import { assetsFolder } from '../assets-folder';
 import { methodNotAllowed } from '../../../shared/src/errors';
 import { nextLinkTarget } from '../../../shared/src/link-header';
 import { PLAN_NAMES } from '../accounts/types';
@@ -52,6 +53,7 @@ export const CONSOLE_MODULES = [
   'accounts-view.js',
   'account-view.js',
   'account-keys.js',
+  'account-webhooks.js',
   'usage-view.js',
   'audit-view.js',
 ];
@@ -63,18 +65,7 @@ const FILES: Record<string, { file: string; type: string; fill?: (text: string) 
   '/console/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
-/**
- * Where the console's files are: `assets/` beside this module when it runs from source (tests), and
- * the same folder in the source tree when it runs from `dist/` (the Docker image copies it).
- */
-export function consoleDirectory(from = __dirname): string {
-  const candidates = [path.join(from, 'assets'), path.resolve(from, '..', '..', '..', '..', 'gateway', 'src', 'admin', 'assets')];
-  const found = candidates.find((candidate) => existsSync(path.join(candidate, 'index.html')));
-  if (!found) throw new Error(`the ops console's files are missing: looked in ${candidates.join(' and ')}`);
-  return found;
-}
-
-export function consoleRoutes(directory = consoleDirectory()): Router {
+export function consoleRoutes(directory = assetsFolder(__dirname, 'gateway/src/admin', 'index.html', "the ops console's files")): Router {
   const router = Router({ caseSensitive: true });
   const served = [
     ...Object.entries(FILES).map(([route, { file, type, fill }]) => {

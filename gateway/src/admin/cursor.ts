@@ -2,6 +2,7 @@ import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from '../keys/api-key';
 import type { AccountPosition } from '../accounts/types';
 import type { KeyPosition } from '../accounts/account-views';
 import { AUDIT_ENTRY_ID } from '../audit/audit-log';
+import type { DeliveryPosition } from '../webhooks/store';
 
 /**
  * The admin listings' page cursors: a tag and a position, base64url-encoded. Opaque to callers, who
@@ -57,4 +58,15 @@ export function auditCursor(entryId: string): string {
 export function parseAuditCursor(cursor: string): string | undefined {
   const match = AUDIT.exec(decode(cursor) ?? '');
   return match && AUDIT_ENTRY_ID.test(match[1]!) ? match[1] : undefined;
+}
+
+const DELIVERIES = /^d\.(\d{1,15})\.(evt_[0-9A-Za-z_-]{1,64})$/;
+
+export function deliveriesCursor(position: DeliveryPosition): string {
+  return encode(`d.${position.queuedAtMs}.${position.eventId}`);
+}
+
+export function parseDeliveriesCursor(cursor: string): DeliveryPosition | undefined {
+  const match = DELIVERIES.exec(decode(cursor) ?? '');
+  return match ? { queuedAtMs: Number(match[1]), eventId: match[2]! } : undefined;
 }

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { ApiError } from '../../../shared/src/errors';
+import { LISTING_LIMIT } from './listing-limit';
 
 const invalid = (message: string) => new ApiError('invalid_parameter', message);
 
@@ -34,6 +35,11 @@ export class ListingQuery {
     if (raw === undefined) return fallback;
     if (!/^[0-9]{1,10}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw invalid(`${name} must be an integer from ${min} to ${max}, got "${raw}".`);
     return Number(raw);
+  }
+
+  /** `limit`: the page size of a listing, within LISTING_LIMIT. */
+  limit(): number {
+    return this.integer('limit', LISTING_LIMIT.default, LISTING_LIMIT.minimum, LISTING_LIMIT.maximum);
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {

@@ -4,7 +4,7 @@
  * (`AccountService`), so no caller can change something without leaving an entry.
  */
 
-export const AUDIT_ACTIONS = ['account.created', 'account.updated', 'key.created', 'key.rolled', 'key.revoked', 'ban.lifted', 'plan.updated'] as const;
+export const AUDIT_ACTIONS = ['account.created', 'account.updated', 'key.created', 'key.rolled', 'key.revoked', 'ban.lifted', 'plan.updated', 'account.email_verified', 'webhook.added', 'webhook.removed'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The values that changed, as they were before or are after; null when there was nothing (before a creation). */

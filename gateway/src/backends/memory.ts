@@ -5,8 +5,10 @@ import { MemoryCrossingMarks } from '../events/crossing-marks';
 import { MemoryJobQueues } from '../jobs/memory-queues';
 import { MemoryLimiter } from '../limits/memory-limiter';
 import { AttemptLimits } from '../portal/attempt-limits';
+import { MemoryPortalEmailStore } from '../portal/email-store';
 import { MemoryPortalStore } from '../portal/memory-store';
 import { LocalUsageBoard } from '../usage/usage-board';
+import { MemoryWebhookStore } from '../webhooks/memory-webhook-store';
 import type { StoreSettings, Stores } from './stores';
 
 /** Every store in this process: the embedded default, nothing shared with another replica and nothing kept across a restart. */
@@ -25,9 +27,11 @@ export function openMemoryStores({ logger, ban, attemptPolicies }: StoreSettings
     usage,
     audit: new SeparatedAuditLog(new MemoryAuditLog(), new MemoryAuditLog(PORTAL_AUDIT_ENTRIES_KEPT)),
     portal,
+    portalEmails: new MemoryPortalEmailStore(),
     attempts: new AttemptLimits({ policies: attemptPolicies }),
     crossingMarks,
     jobs,
+    webhooks: new MemoryWebhookStore(),
     async close() {
       await Promise.all([usage.close(), jobs.close()]);
       await Promise.all([limiter.close(), accounts.close(), portal.close(), crossingMarks.close()]);

@@ -5,9 +5,11 @@ import { RedisCrossingMarks } from '../events/crossing-marks';
 import { BullJobQueues } from '../jobs/bullmq-queues';
 import { createLimiter } from '../limits';
 import { AttemptLimits } from '../portal/attempt-limits';
-import { RedisPortalStore } from '../portal/redis-store';
+import { RedisPortalEmailStore } from '../portal/redis-email-store';
+import { DEFAULT_PORTAL_REDIS_PREFIX, RedisPortalStore } from '../portal/redis-store';
 import { connectTarget, createTargetSubscriber, describeTarget, type RedisTarget } from '../redis';
 import { RedisUsageBoard } from '../usage/redis-usage-board';
+import { RedisWebhookStore } from '../webhooks/redis-webhook-store';
 import { storeKindOf, type StoreSettings, type Stores } from './stores';
 
 /** How long start-up waits for the change feed before serving anyway (it resubscribes by itself). */
@@ -40,9 +42,12 @@ export async function openRedisStores(target: RedisTarget, { logger, ban, flushI
     // Operators' changes and the portal's in streams of their own: a portal account cannot flush the operators' trail.
     audit: new SeparatedAuditLog(new RedisAuditLog({ redis, key }), new RedisAuditLog({ redis, key, stream: 'audit:portal', maxEntries: PORTAL_AUDIT_ENTRIES_KEPT })),
     portal,
+    portalEmails: new RedisPortalEmailStore(redis, DEFAULT_PORTAL_REDIS_PREFIX),
     attempts: new AttemptLimits({ redis, policies: attemptPolicies }),
     crossingMarks,
     jobs,
+    // Each endpoint under a hash tag of its own; an account's list beside the account.
+    webhooks: new RedisWebhookStore(redis),
     async close() {
       // The last flush first, while the connection is still open.
       await Promise.all([usage.close(), jobs.close()]);

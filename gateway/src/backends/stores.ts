@@ -5,9 +5,11 @@ import type { CrossingMarks } from '../events/crossing-marks';
 import type { JobQueues } from '../jobs';
 import type { BanPolicy, Limiter } from '../limits/types';
 import type { AttemptLimits, AttemptPolicies } from '../portal/attempt-limits';
+import type { PortalEmailStore } from '../portal/email-store';
 import type { PortalStore } from '../portal/store';
 import type { RedisTarget } from '../redis';
 import type { UsageBoard } from '../usage/usage-board';
+import type { WebhookStore } from '../webhooks/store';
 
 /**
  * Where the gateway keeps its state, chosen once from the settings (`storeKindOf`):
@@ -46,12 +48,16 @@ export interface Stores {
   readonly audit: AuditLog;
   /** The portal's sign-ins and sessions. */
   readonly portal: PortalStore;
+  /** The portal's emailed links (as digests) and accounts' email profiles (verified, quota emails). */
+  readonly portalEmails: PortalEmailStore;
   /** The portal's attempt limits (sign-ups, log-ins, requests per address). */
   readonly attempts: AttemptLimits;
   /** Which quota thresholds each account crossed today (one mark per account, threshold and UTC day). */
   readonly crossingMarks: CrossingMarks;
   /** Durable work off the request path: BullMQ on Redis, timers in process. */
   readonly jobs: JobQueues;
+  /** Webhook endpoints, their recent deliveries, and once-only claims across replicas. */
+  readonly webhooks: WebhookStore;
   /** Flushes what is buffered (usage board) and releases every part and connection. */
   close(): Promise<void>;
 }

@@ -55,3 +55,20 @@ export const AUDIT_COLUMNS: Column[] = [
   { title: 'TARGET', value: (row) => row.target },
   { title: 'CHANGE', value: (row) => auditChange(row.before, row.after) },
 ];
+
+export const WEBHOOK_COLUMNS: Column[] = [
+  { title: 'ID', value: (row) => row.id },
+  { title: 'URL', value: (row) => row.url },
+  { title: 'EVENTS', value: (row) => (Array.isArray(row.events) ? row.events.join(',') : '') },
+  { title: 'CREATED (UTC)', value: (row) => formatTime(row.createdAt) },
+  { title: 'STATE', value: (row) => (typeof row.disabledAt === 'string' ? `disabled ${formatTime(row.disabledAt)}` : 'enabled') },
+];
+
+export const DELIVERY_COLUMNS: Column[] = [
+  { title: 'EVENT', value: (row) => row.eventId },
+  { title: 'TYPE', value: (row) => row.type },
+  { title: 'STATUS', value: (row) => row.status },
+  { title: 'ATTEMPTS', value: (row) => row.attempts, number: true },
+  { title: 'LAST ANSWER', value: (row) => row.lastResponseStatus ?? '' },
+  { title: 'NEXT ATTEMPT (UTC)', value: (row) => (row.nextAttemptAt ? formatTime(row.nextAttemptAt) : '') },
+];

@@ -1,8 +1,10 @@
 import { Option, type Command } from 'commander';
 import { PLAN_NAMES, PLAN_WITHOUT_NUMBERS } from '../accounts/types';
 import { MAX_NAME_LENGTH } from '../accounts/input-limits';
+import { LISTING_LIMIT } from '../admin/listing-limit';
 import { AdminClient, query, segment } from './admin-client';
-import { ACCOUNT_COLUMNS, AUDIT_COLUMNS, KEY_COLUMNS, REFUSED_COLUMNS, USAGE_COLUMNS } from './columns';
+import { ACCOUNT_COLUMNS, AUDIT_COLUMNS, DELIVERY_COLUMNS, KEY_COLUMNS, REFUSED_COLUMNS, USAGE_COLUMNS, WEBHOOK_COLUMNS } from './columns';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/event-types';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Env } from './io';
 import { MAX_TOKEN_LIFETIME_SECONDS, signTokenFor } from './service-token';
 import { QUOTA_HELP, durationParser, integerParser, orList, quotaFields, quotaParser } from './values';
@@ -26,7 +28,7 @@ const PLANS = orList(PLAN_NAMES);
 const NAME_HELP = `1-${MAX_NAME_LENGTH} characters`;
 const jsonOption = () => new Option('--json', 'print the JSON array instead of a table');
 const cursorOption = () => new Option('--cursor <CURSOR>', 'the page after a previous one (printed under it when there is more)');
-const limitOption = (what: string) => new Option('--limit <N>', `${what}, 1-100 (default 20)`);
+const limitOption = (what: string) => new Option('--limit <N>', `${what}, ${LISTING_LIMIT.minimum}-${LISTING_LIMIT.maximum} (default ${LISTING_LIMIT.default})`);
 const quotaOption = (window: 'minute' | 'day', note: string, allowNone = false) =>
   new Option(`--per-${window} <N>`, `per-${window} quota${note}`).argParser(quotaParser(`--per-${window}`, allowNone));
 
@@ -53,7 +55,10 @@ export function addCommands(program: Command, context: CommandContext): void {
     .addOption(limitOption('accounts per page'))
     .addOption(cursorOption())
     .addOption(jsonOption());
-  admin(accounts, 'show', 'Show an account with its effective quotas and current usage.', (client, [id]) => client.print('GET', `/admin/accounts/${segment(id!)}`)).argument('<ACCOUNT_ID>');
+  admin(accounts, 'show', 'Show an account with its effective quotas, current usage and whether its email is verified.', (client, [id]) => client.print('GET', `/admin/accounts/${segment(id!)}`)).argument('<ACCOUNT_ID>');
+  admin(accounts, 'verify', "Mark a portal account's email verified (it may then create keys), e.g. when its owner cannot receive the link.", (client, [id]) =>
+    client.print('POST', `/admin/accounts/${segment(id!)}/verify`),
+  ).argument('<ACCOUNT_ID>');
   admin(accounts, 'update', "Change an account's plan or quota overrides.", (client, [id], o) => {
     const patch = { ...(o.plan === undefined ? {} : { plan: o.plan }), ...quotaFields(o) };
     if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --plan, --per-minute or --per-day');
@@ -119,6 +124,32 @@ export function addCommands(program: Command, context: CommandContext): void {
   )
     .addOption(limitOption('keys shown'))
     .addOption(jsonOption());
+
+  const webhooks = program.command('webhooks').description("Add, list and delete an account's webhook endpoints; see their deliveries; send a test event.");
+  admin(webhooks, 'add', 'Add a webhook endpoint (URL: where events are POSTed, https:// on a public address) to an account. Its signing secret (whsec_…) is printed this once.', (client, [id, url], o) =>
+    client.print('POST', `/admin/accounts/${segment(id!)}/webhooks`, { url, ...(o.events === undefined ? {} : { events: String(o.events).split(',') }) }),
+  )
+    .argument('<ACCOUNT_ID>')
+    .argument('<URL>')
+    .option('--events <TYPES>', `comma-separated event types (default: every one: ${WEBHOOK_EVENT_TYPES.join(', ')})`);
+  admin(webhooks, 'list', "List an account's webhook endpoints (never their secrets).", (client, [id], o) =>
+    client.list(`/admin/accounts/${segment(id!)}/webhooks`, WEBHOOK_COLUMNS, 'This account has no webhook endpoints.', o.json === true),
+  )
+    .argument('<ACCOUNT_ID>')
+    .addOption(jsonOption());
+  admin(webhooks, 'delete', 'Delete a webhook endpoint (its pending deliveries are dropped).', (client, [id]) =>
+    client.print('DELETE', `/admin/webhooks/${segment(id!)}`, undefined, { id, deleted: true }),
+  ).argument('<WEBHOOK_ID>');
+  admin(webhooks, 'deliveries', "An endpoint's recent deliveries, newest first: status, attempts, the receiver's last answer.", (client, [id], o) =>
+    client.list(`/admin/webhooks/${segment(id!)}/deliveries${query({ limit: o.limit, cursor: o.cursor })}`, DELIVERY_COLUMNS, 'No delivery yet.', o.json === true),
+  )
+    .argument('<WEBHOOK_ID>')
+    .addOption(limitOption('deliveries per page'))
+    .addOption(cursorOption())
+    .addOption(jsonOption());
+  admin(webhooks, 'test', 'Send a webhook.test event to the endpoint (see it with "webhooks deliveries").', (client, [id]) => client.print('POST', `/admin/webhooks/${segment(id!)}/test`)).argument(
+    '<WEBHOOK_ID>',
+  );
 
   admin(program, 'audit', 'The audit trail: who changed what and when, newest first.', (client, _args, o) =>
     client.list(`/admin/audit${query({ account: o.account, limit: o.limit, cursor: o.cursor })}`, AUDIT_COLUMNS, 'No change recorded.', o.json === true),

@@ -66,7 +66,7 @@ function toolHelp(program: Command, helper: Help): string {
       ['-h, --help', 'show help (of one command: "<command> --help")'],
     ]),
     '',
-    'Lists (accounts list, keys list, usage top, usage refused, audit) print a table, or JSON with --json;',
+    'Lists (accounts list, keys list, webhooks list, webhooks deliveries, usage top, usage refused, audit) print a table, or JSON with --json;',
     'the other commands print JSON. Exit status: 0 done, 1 refused by the API or API unreachable, 2 usage error.',
     `Run "${PROGRAM} <command> --help" for one command.`,
     '',

@@ -12,7 +12,7 @@ function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const pass = (error?: unknown): void => {
       if (error === undefined || error === null || error === 'route' || error === 'router') next(error as undefined);
-      else next(operatorRefusal(error) ?? new OperatorFault(error));
+      else next(withRetryAfter(operatorRefusal(error), res) ?? new OperatorFault(error));
     };
     try {
       const result: unknown = middleware(req, res, pass);
@@ -21,6 +21,15 @@ function mountOperatorMiddleware(middleware: RequestHandler): RequestHandler {
       pass(error ?? new Error('an operator middleware threw nothing'));
     }
   };
+}
+
+/**
+ * Every 429 carries Retry-After (CONTRACT, "Abuse limits"): an operator's 429 keeps one its
+ * middleware set on the response, and otherwise says 1 second, the least a client may be told.
+ */
+function withRetryAfter(refusal: ErrorAnswer | undefined, res: Response): ErrorAnswer | undefined {
+  if (refusal?.status !== 429 || res.getHeader('Retry-After') !== undefined) return refusal;
+  return new ErrorAnswer(refusal.code, refusal.status, refusal.message, { 'Retry-After': '1' });
 }
 
 /**

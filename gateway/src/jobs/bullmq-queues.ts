@@ -73,7 +73,21 @@ class BullJobQueue<T> implements JobQueue<T> {
     await this.worker.close();
     await this.queue.close();
   }
+
+  /** Drops the connections without waiting for Redis (a stop while Redis is down). */
+  disconnect(): void {
+    this.worker.disconnect().catch(() => undefined);
+    this.queue.disconnect().catch(() => undefined);
+  }
 }
+
+/**
+ * How long a stop waits for the queues to close. With Redis unreachable, BullMQ's close and QUIT
+ * wait for a connection that is not coming (the queues' connection waits out outages): past this,
+ * the connections are dropped, so a stop stays within its 10 s. A job running then is left to
+ * BullMQ's stalled-job recovery, as if the process had been killed.
+ */
+const CLOSE_WAIT_MS = 3_000;
 
 /** BullMQ refuses `:` in a job id (its key separator): escaped, reversibly, so distinct ids stay distinct. */
 function bullJobId(jobId: string): string {
@@ -102,8 +116,20 @@ export class BullJobQueues implements JobQueues {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     const connection = this.connection;
-    await connection?.quit().catch(() => connection.disconnect());
+    const queues = [...this.queues.values()];
+    const closed = (async () => {
+      await Promise.all(queues.map((queue) => queue.close()));
+      await connection?.quit().catch(() => connection.disconnect());
+      return true;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS)));
+    const done = await Promise.race([closed, gaveUp]);
+    clearTimeout(timer);
+    if (done) return;
+    // Not awaited: BullMQ's disconnect waits for its connections' end, which an outage delays too.
+    for (const queue of queues) queue.disconnect();
+    connection?.disconnect();
   }
 }

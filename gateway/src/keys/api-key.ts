@@ -2,6 +2,7 @@ import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { headerCount } from '../../../shared/src/raw-headers';
 import { API_ENVIRONMENTS, DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/src/settings';
+import { parseAuthorization, type ParsedAuthorization } from '../../../shared/src/authorization';
 
 /**
  * API keys, key ids and account ids.
@@ -130,31 +131,10 @@ export function newAccountId(): string {
   return `acct_${randomBase62(ID_RANDOM_LENGTH)}`;
 }
 
-export type AuthorizationRefusal = 'missing' | 'scheme' | 'empty' | 'malformed';
-export type ParsedAuthorization = { ok: true; token: string } | { ok: false; reason: AuthorizationRefusal };
-
-/** RFC 7235 auth-scheme token; RFC 6750 makes `Bearer` case-insensitive. */
-const CREDENTIALS = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?: +(.*))?$/s;
-/** One run of visible ASCII: a superset of RFC 6750's b64token, so admin tokens of any printable form work. */
-const TOKEN = /^[\x21-\x7e]+$/;
+export { parseAuthorization, type AuthorizationRefusal, type ParsedAuthorization } from '../../../shared/src/authorization';
 
 /** A request's `Authorization: Bearer <token>`; several Authorization headers are malformed (see raw-headers.ts). */
 export function authorizationOf(req: { rawHeaders: string[]; headers: { authorization?: string } }): ParsedAuthorization {
   return headerCount(req.rawHeaders, 'authorization') > 1 ? { ok: false, reason: 'malformed' } : parseAuthorization(req.headers.authorization);
 }
 
-/**
- * Reads `Authorization: Bearer <token>`: the scheme in any case, one or more spaces before
- * the token, and nothing else (no second token, no tabs, no trailing parameters).
- * Node has already trimmed the header value's surrounding white space.
- */
-export function parseAuthorization(headerValue: string | undefined): ParsedAuthorization {
-  if (headerValue === undefined || headerValue.trim() === '') return { ok: false, reason: 'missing' };
-  const match = CREDENTIALS.exec(headerValue);
-  if (!match) return { ok: false, reason: 'malformed' };
-  if (match[1]!.toLowerCase() !== 'bearer') return { ok: false, reason: 'scheme' };
-  const token = match[2] ?? '';
-  if (token === '') return { ok: false, reason: 'empty' };
-  if (!TOKEN.test(token)) return { ok: false, reason: 'malformed' };
-  return { ok: true, token };
-}

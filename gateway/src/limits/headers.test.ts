@@ -18,6 +18,16 @@ describe('rateLimitHeaders', () => {
     });
   });
 
+  it('when responses of accounts with different quotas and of anonymous callers interleave, then each gets its own RateLimit-Policy (built once per quota pair)', () => {
+    const policy = (windows: WindowState[]) => rateLimitHeaders({ outcome: 'allowed', windows }, NOW)['RateLimit-Policy'];
+    for (let i = 0; i < 2; i++) {
+      expect(policy([minute(5, 1000, 60), day(5, 1000, 1000)])).toBe('"minute";q=60;w=60, "day";q=1000;w=86400');
+      expect(policy([minute(5, 1000, 60), day(5, 1000, 2000)])).toBe('"minute";q=60;w=60, "day";q=2000;w=86400');
+      expect(policy([minute(5, 1000, 120), day(5, 1000, 1000)])).toBe('"minute";q=120;w=60, "day";q=1000;w=86400');
+      expect(policy([minute(5, 1000, 60)])).toBe('"minute";q=60;w=60');
+    }
+  });
+
   it('when two windows have as many requests remaining, then the one that resets later is shown', () => {
     const headers = rateLimitHeaders({ outcome: 'allowed', windows: [minute(5), day(5)] }, NOW);
     expect(headers['RateLimit']).toBe('"day";r=5;t=43200');

@@ -1,7 +1,7 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AnonymousLimiter } from './anonymous';
 import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeyRef, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowState } from './types';
-import { accountWindows, banThreshold, lastUtcDays, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDate, utcDay } from './windows';
+import { accountWindows, countRejection, lastUtcDays, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDate, utcDay } from './windows';
 
 interface AccountCounts {
   minute: number;
@@ -85,8 +85,8 @@ export class MemoryLimiter implements Limiter {
     this.sweep(now);
     const counts = this.current(accountId, now);
     const windows = this.windows(quotas, counts, now);
-    const key = this.currentKey(keyId, now);
-    if (key.bannedUntilMs > now) return { outcome: 'banned', windows, bannedUntilMs: key.bannedUntilMs };
+    const key = this.keys.get(keyId);
+    if (key && key.bannedUntilMs > now) return { outcome: 'banned', windows, bannedUntilMs: key.bannedUntilMs };
 
     const refusing = refusingWindow(windows);
     if (!refusing) {
@@ -98,13 +98,12 @@ export class MemoryLimiter implements Limiter {
       return { outcome: 'allowed', windows: this.windows(quotas, counts, now) };
     }
 
-    key.rejections += 1;
-    const threshold = banThreshold(this.ban, quotas);
-    if (threshold > 0 && key.rejections >= threshold) {
+    const { banned, ...rejections } = countRejection(key, now, this.ban, quotas);
+    if (banned) {
       this.keys.set(keyId, { rejections: 0, rejectionsResetAtMs: 0, bannedUntilMs: now + this.ban.seconds * 1000 });
       return { outcome: 'banned', windows, bannedUntilMs: now + this.ban.seconds * 1000 };
     }
-    this.keys.set(keyId, key);
+    this.keys.set(keyId, { ...rejections, bannedUntilMs: 0 });
     return { outcome: 'limited', windows, binding: refusing.name, retryAfterMs: refusing.resetAtMs - now };
   }
 
@@ -139,15 +138,6 @@ export class MemoryLimiter implements Limiter {
     };
   }
 
-  private currentKey(keyId: string, now: number): KeyCounts {
-    const stored = this.keys.get(keyId);
-    const rejectionsLive = stored !== undefined && stored.rejectionsResetAtMs > now;
-    return {
-      rejections: rejectionsLive ? stored.rejections : 0,
-      rejectionsResetAtMs: rejectionsLive ? stored.rejectionsResetAtMs : now + MINUTE_MS,
-      bannedUntilMs: stored?.bannedUntilMs ?? 0,
-    };
-  }
 
   /** Entries whose windows have all ended are dropped, so memory follows the active accounts and keys. */
   private sweep(now: number): void {

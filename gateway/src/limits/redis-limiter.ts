@@ -19,7 +19,7 @@ import {
   type WindowName,
   type WindowState,
 } from './types';
-import { accountWindows, banThreshold, exhausted, lastUtcDays, MINUTE_MS, refusingWindow, sameQuotas, utcDate, utcDay } from './windows';
+import { accountWindows, banThreshold, countRejection, exhausted, lastUtcDays, refusingWindow, sameQuotas, utcDate, utcDay } from './windows';
 
 export interface RedisLimiterOptions {
   /** A single Redis or a Redis Cluster. */
@@ -45,7 +45,7 @@ interface KeyLocal {
   windows: WindowState[];
 }
 
-export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
+const DEFAULT_COMMAND_TIMEOUT_MS = 250;
 
 /** Prefix of every key this limiter writes (`rl:{accountId}:minute`…). */
 const KEY_PREFIX = 'rl';
@@ -178,13 +178,10 @@ export class RedisLimiter implements Limiter {
     }
 
     const windows = exhausted(block.windows, block.binding);
-    const rejectionsLive = key !== undefined && key.rejectionsResetAtMs > now;
-    const rejections = (rejectionsLive ? key.rejections : 0) + 1;
-    const rejectionsResetAtMs = rejectionsLive ? key.rejectionsResetAtMs : now + MINUTE_MS;
-    const threshold = banThreshold(this.ban, quotas);
-    if (threshold > 0 && rejections >= threshold) return this.banFromHere({ accountId, keyId }, windows, now);
+    const { banned, ...rejections } = countRejection(key, now, this.ban, quotas);
+    if (banned) return this.banFromHere({ accountId, keyId }, windows, now);
 
-    this.keys.set(keyId, { rejections, rejectionsResetAtMs, bannedUntilMs: 0, windows });
+    this.keys.set(keyId, { ...rejections, bannedUntilMs: 0, windows });
     return { outcome: 'limited', windows, binding: block.binding, retryAfterMs: block.untilMs - now };
   }
 

@@ -36,6 +36,24 @@ export function banThreshold(policy: BanPolicy, quotas: Quotas): number {
   return threshold >= 1 ? threshold : 0;
 }
 
+/** A key's refused requests in the minute that began with the first of them. */
+export interface RejectionCount {
+  rejections: number;
+  rejectionsResetAtMs: number;
+}
+
+/**
+ * The ban rule as the TypeScript limiters apply it (the Lua script states it for Redis; the Limiter
+ * contract keeps them equal): one more rejection of the key at `now`, counted in the minute its
+ * first rejection began (a new minute if that one ended), and whether that many ban it.
+ */
+export function countRejection(stored: RejectionCount | undefined, now: number, policy: BanPolicy, quotas: Quotas): RejectionCount & { banned: boolean } {
+  const live = stored !== undefined && stored.rejectionsResetAtMs > now;
+  const rejections = (live ? stored.rejections : 0) + 1;
+  const threshold = banThreshold(policy, quotas);
+  return { rejections, rejectionsResetAtMs: live ? stored.rejectionsResetAtMs : now + MINUTE_MS, banned: threshold > 0 && rejections >= threshold };
+}
+
 export function sameQuotas(a: Quotas, b: Quotas): boolean {
   return a.perMinute === b.perMinute && a.perDay === b.perDay;
 }

@@ -74,6 +74,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
 /** Sets the decision's headers (replacing any earlier ones); returns its Retry-After, if any. */
 function applyHeaders(res: ServerResponse, decision: LimitDecision): string | undefined {
   const headers = rateLimitHeaders(decision, Date.now());
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  // for…in, not Object.entries: no array of pairs per response (issue 29).
+  for (const name in headers) res.setHeader(name, headers[name]!);
   return headers['Retry-After'];
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { MAX_BODY_BYTES } from '../../../shared/src/json-body';
-import { declaresBody, readWholeBody } from '../../../shared/src/request-body';
+import { declaresBody } from '../../../shared/src/errors';
+import { readWholeBody } from '../../../shared/src/request-body';
 import { v1Locals } from './locals';
 
 export interface ReadBodyOptions {

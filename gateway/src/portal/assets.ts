@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RequestHandler } from 'express';
+import { assetsFolder } from '../assets-folder';
 
 /**
  * The portal's script and stylesheet: plain files in `assets/`, read once at start-up and served
@@ -19,15 +20,7 @@ export interface PortalAssets {
   serve: RequestHandler;
 }
 
-/** `assets/` beside this file when run from source; in the source tree when run from dist/. */
-function assetsDirectory(): string {
-  const candidates = [path.join(__dirname, 'assets'), path.resolve(__dirname, '..', '..', '..', '..', 'gateway', 'src', 'portal', 'assets')];
-  const found = candidates.find((candidate) => existsSync(path.join(candidate, 'portal.js')));
-  if (!found) throw new Error(`the developer portal's assets are missing: looked in ${candidates.join(' and ')}`);
-  return found;
-}
-
-export function loadPortalAssets(directory = assetsDirectory()): PortalAssets {
+export function loadPortalAssets(directory = assetsFolder(__dirname, 'gateway/src/portal', 'portal.js', "the developer portal's assets")): PortalAssets {
   const files = new Map(Object.keys(TYPES).map((name) => [name, readFileSync(path.join(directory, name))]));
   const digest = createHash('sha256');
   for (const [name, body] of files) digest.update(name).update(body);

@@ -36,6 +36,12 @@ export const ATTEMPT_POLICIES = Object.freeze({
    * slowed down (`LogInSlowdown`).
    */
   logInFailuresPerEmail: { points: 10, durationSeconds: 900 },
+  /** "Send the link again" on the dashboard: verification emails per account. */
+  verifyEmailsPerAccount: { points: 3, durationSeconds: 3_600 },
+  /** Password-reset emails per account, whoever asks: never a refusal anyone sees (the forgot page answers the same). */
+  resetEmailsPerAccount: { points: 3, durationSeconds: 3_600 },
+  /** Forgot-password requests from one address, whatever the email. */
+  resetRequestsPerAddress: { points: 10, durationSeconds: 3_600 },
   /** Portal pages, actions and usage polls per address (static assets excepted). */
   requestsPerAddress: { points: 120, durationSeconds: 60 },
 } satisfies Record<string, AttemptPolicy>);

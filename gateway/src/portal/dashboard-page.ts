@@ -4,6 +4,7 @@ import { MAX_NAME_LENGTH } from '../accounts/input-limits';
 import { keysCursor } from '../admin/cursor';
 import type { DailyCount } from '../limits/types';
 import { formatCount, usageChart } from '../usage/usage-chart';
+import { emailCard } from './email-pages';
 import { html, type Html } from './html';
 import { alert, formatInstant, layout, type PageContext } from './pages';
 import { hasExpired, type KeyView } from './portal-keys';
@@ -25,6 +26,8 @@ export interface DashboardView {
   csrfToken: string;
   newKey?: NewKeyPanel;
   notice?: string;
+  /** Just signed up: the welcome says what to do first. */
+  welcome?: boolean;
   error?: string;
 }
 
@@ -34,9 +37,10 @@ export function dashboardPage(context: PageContext, view: DashboardView): Html {
     context,
     'Dashboard',
     html`<h1 class="visually-hidden">Dashboard</h1>
-${alert('notice', view.notice)}
+${alert('notice', view.welcome ? welcomeOf(view.dashboard) : view.notice)}
 ${alert('error', view.error)}
 ${view.newKey ? newKeyPanel(view.newKey) : null}
+${view.dashboard.email.verified ? null : emailCard(view.dashboard.email, account.email, view.csrfToken)}
 <div class="grid">
   <section class="card" aria-labelledby="plan-title">
     <h2 id="plan-title">Plan</h2>
@@ -59,8 +63,15 @@ ${view.newKey ? newKeyPanel(view.newKey) : null}
   ${historyTable(history)}
 </section>
 ${keysSection(keys, view.dashboard.nextKeys, view.csrfToken)}
+${view.dashboard.email.verified ? emailCard(view.dashboard.email, account.email, view.csrfToken) : null}
 <p class="docs-link">How to call the API: <a href="/docs">API documentation</a>.</p>`,
   );
+}
+
+function welcomeOf(dashboard: Dashboard): string {
+  return dashboard.email.blocksKeys
+    ? 'Welcome! Your account is ready: confirm your email address with the link we sent, then create a key to start calling the API.'
+    : 'Welcome! Your account is ready: create a key to start calling the API.';
 }
 
 function newKeyPanel(newKey: NewKeyPanel): Html {

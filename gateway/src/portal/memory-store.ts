@@ -39,6 +39,13 @@ export class MemoryPortalStore implements PortalStore {
     return entry?.kind === 'credential' ? { ...entry.credential } : null;
   }
 
+  async replacePassword(email: string, passwordHash: string): Promise<boolean> {
+    const entry = this.login(email);
+    if (entry?.kind !== 'credential') return false;
+    this.logins.set(email, { kind: 'credential', credential: { ...entry.credential, passwordHash } });
+    return true;
+  }
+
   async saveSession(id: string, session: SessionRecord, ttlMs: number): Promise<void> {
     this.sessions.set(id, { session: { ...session }, expiresAtMs: this.now() + ttlMs });
   }
@@ -55,6 +62,10 @@ export class MemoryPortalStore implements PortalStore {
 
   async deleteSession(id: string): Promise<void> {
     this.sessions.delete(id);
+  }
+
+  async deleteSessionsOf(accountId: string): Promise<void> {
+    for (const [id, entry] of this.sessions) if (entry.session.accountId === accountId) this.sessions.delete(id);
   }
 
   async close(): Promise<void> {

@@ -37,7 +37,7 @@ const key = (overrides: Partial<KeyView>): KeyView => ({
 });
 
 function render(keys: KeyView[]): string {
-  const dashboard: Dashboard = { account, keys, nextKeys: null, history: [{ day: '2026-01-05', accepted: 70 }], plans: [{ name: 'free', perMinute: 60, perDay: 1000 }, { name: 'pro', perMinute: 300, perDay: 10000 }] };
+  const dashboard: Dashboard = { account, keys, nextKeys: null, history: [{ day: '2026-01-05', accepted: 70 }], plans: [{ name: 'free', perMinute: 60, perDay: 1000 }, { name: 'pro', perMinute: 300, perDay: 10000 }], email: { emailVerifiedAt: '2026-01-02T03:04:05.000Z', quotaEmails: true, verified: true, blocksKeys: false } };
   return dashboardPage(context, { dashboard, csrfToken: 'csrf-token' }).text;
 }
 

@@ -38,7 +38,8 @@ export function layout(context: PageContext, title: string, main: Html): Html {
     <a href="/docs">API documentation</a>
     ${
       signedIn
-        ? html`${signedIn.email ? html`<span class="who">${signedIn.email}</span>` : null}
+        ? html`<a href="/portal/webhooks">Webhooks</a>
+    ${signedIn.email ? html`<span class="who">${signedIn.email}</span>` : null}
     <form method="post" action="/portal/logout" class="inline">
       <input type="hidden" name="_csrf" value="${signedIn.csrfToken}">
       <button type="submit" class="link">Log out</button>
@@ -91,6 +92,7 @@ export function logInPage(context: PageContext, form: CredentialsForm & { signUp
     ${credentialFields(form, html`<input id="password" name="password" type="password" autocomplete="current-password" required>`)}
     <button type="submit">Log in</button>
   </form>
+  <p><a href="/portal/forgot">Forgot your password?</a></p>
   ${form.signUpOpen ? html`<p>New here? <a href="/portal/signup">Create an account</a> and get an API key in a minute.</p>` : html`<p>Sign-up is closed on this deployment: ask the Animal Store team for an account.</p>`}
 </section>`,
   );

@@ -74,6 +74,6 @@ function inPortalWords(error: unknown): never {
 }
 
 /** Who made a change through the portal, for the audit trail: the account itself. */
-function portalActor(accountId: string): string {
+export function portalActor(accountId: string): string {
   return `portal:${accountId}`;
 }

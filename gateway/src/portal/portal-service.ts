@@ -4,6 +4,7 @@ import type { AccountDetails, CreatedKey, KeyPosition, KeyView, RolledKey, Windo
 import type { NewKeyInput } from '../accounts/schemas';
 import type { PortalSignup } from '../config';
 import type { DailyCount, Limiter, WindowName } from '../limits/types';
+import type { AccountEmails, EmailStatus } from './account-emails';
 import { AttemptGate } from './attempt-gate';
 import type { AttemptLimits } from './attempt-limits';
 import type { DeviceCookies } from './device-cookies';
@@ -27,6 +28,7 @@ export interface Dashboard {
   nextKeys: KeyPosition | null;
   history: DailyCount[];
   plans: Plan[];
+  email: EmailStatus;
 }
 
 export interface PortalServiceDeps {
@@ -41,6 +43,8 @@ export interface PortalServiceDeps {
   /** `ANON_IPV6_PREFIX_LENGTH`: IPv6 clients share every per-address limit per network of this many bits, as on /v1. */
   ipv6PrefixLength: number;
   slowdown?: LogInSlowdown;
+  /** Verification, password reset and the quota emails' switch. */
+  emails: AccountEmails;
 }
 
 /**
@@ -55,7 +59,7 @@ export class PortalService {
 
   constructor(private readonly deps: PortalServiceDeps) {
     this.gate = new AttemptGate(deps.attempts, deps.ipv6PrefixLength);
-    this.signIn = new SignIn({ ...deps, gate: this.gate });
+    this.signIn = new SignIn({ ...deps, gate: this.gate, prepareAccount: (accountId) => deps.emails.prepare(accountId) });
     this.keys = new PortalKeys(deps.accounts);
   }
 
@@ -63,8 +67,19 @@ export class PortalService {
     return this.signIn.signUpOpen;
   }
 
-  signUp(credentials: Credentials): Promise<StartedSession> {
-    return this.signIn.signUp(credentials);
+  get emails(): AccountEmails {
+    return this.deps.emails;
+  }
+
+  addressOf(ip: string): string {
+    return this.gate.addressOf(ip);
+  }
+
+  async signUp(credentials: Credentials): Promise<StartedSession> {
+    const started = await this.signIn.signUp(credentials);
+    // Not a reason to fail the sign-up: the dashboard offers to send the link again.
+    await this.deps.emails.sendVerification(started.session.accountId).catch(() => undefined);
+    return started;
   }
 
   logIn(credentials: Credentials): Promise<StartedSession> {
@@ -86,13 +101,14 @@ export class PortalService {
 
   /** The dashboard, with the page of keys after `keysAfter` (the first page without it). */
   async dashboard(accountId: string, keysAfter?: KeyPosition): Promise<Dashboard> {
-    const [account, keyPage, history, plans] = await Promise.all([
+    const [account, keyPage, history, plans, email] = await Promise.all([
       this.deps.accounts.getAccount(accountId),
       this.deps.accounts.listKeyPage(accountId, { limit: KEYS_PER_PAGE, ...(keysAfter ? { after: keysAfter } : {}) }),
       this.deps.limiter.history(accountId, CHART_DAYS),
       this.deps.accounts.listPlans(),
+      this.deps.emails.status(accountId),
     ]);
-    return { account, keys: keyPage.keys, nextKeys: keyPage.next, history, plans };
+    return { account, keys: keyPage.keys, nextKeys: keyPage.next, history, plans, email };
   }
 
   /** The usage now, as the rate-limit headers give it (null for an account without quotas). */
@@ -100,7 +116,8 @@ export class PortalService {
     return (await this.deps.accounts.getAccount(accountId)).usage;
   }
 
-  createKey(accountId: string, input?: NewKeyInput): Promise<CreatedKey> {
+  async createKey(accountId: string, input?: NewKeyInput): Promise<CreatedKey> {
+    await this.deps.emails.requireVerified(accountId);
     return this.keys.createKey(accountId, input);
   }
 

@@ -17,6 +17,8 @@ export function portalRedisKeys(prefix: string) {
     login: (email: string) => `${prefix}portal:login:${email}`,
     /** string: JSON SessionRecord, expiring after the session's idle time. */
     session: (id: string) => `${prefix}portal:session:${id}`,
+    /** set: the ids of the account's sessions (some may have ended), so a new password can end them all. */
+    sessionsOf: (accountId: string) => `${prefix}portal:sessions-of:${accountId}`,
     /** rate-limiter-flexible's key prefix for one kind of attempt. */
     attempts: (kind: string) => `${prefix}portal:attempts:${kind}`,
   };
@@ -27,6 +29,19 @@ const COMPLETE_SIGN_UP = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1`;
+
+// KEYS: the login key. ARGV: the new password hash. Only a credential (not a reservation) changes.
+const REPLACE_PASSWORD = `
+local value = redis.call('GET', KEYS[1])
+if not value then return 0 end
+local ok, credential = pcall(cjson.decode, value)
+if not ok or type(credential) ~= 'table' or type(credential.passwordHash) ~= 'string' then return 0 end
+credential.passwordHash = ARGV[1]
+redis.call('SET', KEYS[1], cjson.encode(credential))
+return 1`;
+
+/** The index of an account's sessions outlives any session (12 h at most), refreshed by each. */
+const SESSION_INDEX_TTL_MS = 24 * 3_600_000;
 
 // KEYS: the login key. ARGV: the reservation's value.
 const RELEASE_EMAIL = `
@@ -63,8 +78,19 @@ export class RedisPortalStore implements PortalStore {
     return value === null ? null : toCredential(value);
   }
 
+  async replacePassword(email: string, passwordHash: string): Promise<boolean> {
+    return (await this.run(() => this.redis.eval(REPLACE_PASSWORD, 1, this.keys.login(email), passwordHash))) === 1;
+  }
+
   async saveSession(id: string, session: SessionRecord, ttlMs: number): Promise<void> {
-    await this.run(() => this.redis.set(this.keys.session(id), JSON.stringify(session), 'PX', Math.max(1, Math.ceil(ttlMs))));
+    const index = this.keys.sessionsOf(session.accountId);
+    await this.run(() =>
+      Promise.all([
+        this.redis.set(this.keys.session(id), JSON.stringify(session), 'PX', Math.max(1, Math.ceil(ttlMs))),
+        this.redis.sadd(index, id),
+        this.redis.pexpire(index, SESSION_INDEX_TTL_MS),
+      ]),
+    );
   }
 
   async findSession(id: string): Promise<SessionRecord | null> {
@@ -74,6 +100,15 @@ export class RedisPortalStore implements PortalStore {
 
   async deleteSession(id: string): Promise<void> {
     await this.run(() => this.redis.del(this.keys.session(id)));
+  }
+
+  async deleteSessionsOf(accountId: string): Promise<void> {
+    const index = this.keys.sessionsOf(accountId);
+    const ids = await this.run(() => this.redis.smembers(index));
+    // One key per command: on a Cluster the keys need share no slot.
+    if (ids.length === 0) return;
+    // One key per DEL: on a Cluster the keys need share no slot. Only these ids leave the index: a session started meanwhile stays in it.
+    await this.run(() => Promise.all([...ids.map((id) => this.redis.del(this.keys.session(id))), this.redis.srem(index, ...ids)]));
   }
 
 

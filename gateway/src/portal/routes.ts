@@ -11,10 +11,14 @@ import { revokePage, rollPage } from './key-pages';
 import { field, formReader, gracePeriodOf, keysPageOf, newKeyForm, requireForm } from './forms';
 import { refusalOf, setHeadersOf, shownOnDashboard, titleFor } from './refusals';
 import { logInPage, messagePage, signUpPage, type PageContext } from './pages';
+import { mountEmailRoutes } from './email-routes';
+import { pageMethodNotAllowed } from './page-methods';
 import type { PortalService } from './portal-service';
 import { newSecretToken, type ActiveSession } from './sessions';
 import type { Credentials, StartedSession } from './sign-in';
 import { securityHeaders, sentFromPortal } from './web-security';
+import type { WebhookService } from '../webhooks/webhook-service';
+import { mountWebhookPages } from './webhook-routes';
 
 export interface PortalRouterDeps {
   service: PortalService;
@@ -24,6 +28,8 @@ export interface PortalRouterDeps {
   publicBaseUrl: string | undefined;
   /** `BODY_TIMEOUT_MS`: a form must arrive whole within this, or 408 request_timeout. */
   bodyTimeoutMs: number;
+  /** The webhook use cases: the "Webhooks" pages (`webhook-routes.ts`); absent, there are none. */
+  webhooks?: WebhookService;
 }
 
 interface PortalLocals {
@@ -42,7 +48,7 @@ const REVOKED_NOTICE = /^key_[0-9A-Za-z]{20}$/;
  * form cookie) runs before the form is read: a request it refuses is answered at once and its body
  * never read. Refusals are answers of the one catalogue (`ApiError`), rendered as pages.
  */
-export function createPortalRouter({ service, assets, environment, publicBaseUrl, bodyTimeoutMs }: PortalRouterDeps): Router {
+export function createPortalRouter({ service, assets, environment, publicBaseUrl, bodyTimeoutMs, webhooks }: PortalRouterDeps): Router {
   const router = Router({ caseSensitive: true, strict: false });
   const cookies = portalCookies(publicBaseUrl);
   const publicOrigin = publicBaseUrl === undefined ? undefined : new URL(publicBaseUrl).origin;
@@ -134,8 +140,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
   router
     .route('/')
     .get(async (req, res) => {
-      if (!locals(res).session) return renderLogIn(req, res, 200);
-      await renderDashboard(res, 200, { notice: noticeFor(req) }, keysPageOf(req));
+      if (!locals(res).session) return renderLogIn(req, res, 200, { notice: noticeFor(req) });
+      await renderDashboard(res, 200, { notice: noticeFor(req), welcome: req.query.welcome === '1' }, keysPageOf(req));
     })
     .all(pageMethodNotAllowed(['GET', 'HEAD']));
 
@@ -160,7 +166,7 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
         }),
       )
       .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
-  credentialsRoute('/login', renderLogIn, (credentials) => service.logIn(credentials), '/portal', (req) => (req.query.bye === '1' ? 'You have logged out.' : undefined));
+  credentialsRoute('/login', renderLogIn, (credentials) => service.logIn(credentials), '/portal', (req) => (req.query.bye === '1' ? 'You have logged out.' : noticeFor(req)));
   credentialsRoute('/signup', renderSignUp, (credentials) => service.signUp(credentials), '/portal?welcome=1');
 
   router
@@ -228,6 +234,8 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     )
     .all(pageMethodNotAllowed(['GET', 'HEAD', 'POST']));
 
+  mountEmailRoutes(router, { service, context, send, formToken, ip, post, sessionPost, clearSession: (res) => clearSessionCookie(res, cookies), session: (res) => locals(res).session! });
+
   router
     .route('/usage')
     .get(async (_req, res) => {
@@ -238,6 +246,10 @@ export function createPortalRouter({ service, assets, environment, publicBaseUrl
     .all((req) => {
       throw notAllowed(req.method, '/portal/usage', 'GET, HEAD');
     });
+
+  if (webhooks) {
+    mountWebhookPages(router, { webhooks, requireSession, sessionPost, session: (res) => locals(res).session!, context: (res) => context(res), send, pageMethodNotAllowed });
+  }
 
   router.use((req) => {
     throw new ApiError('not_found', `There is no portal page at ${req.originalUrl.split('?')[0]}.`);
@@ -274,18 +286,23 @@ function expiredForm(): ApiError {
   return new ApiError('forbidden', 'This form has expired or did not come from the portal, so it was refused (cross-site request protection). Reload the page and try again.');
 }
 
+const NOTICES: Record<string, Record<string, string>> = {
+  verified: { '1': 'Your email address is confirmed.' },
+  resent: { '1': 'A new confirmation link is on its way to your email address; earlier links no longer work.' },
+  saved: { emails: 'Your email settings are saved.' },
+  reset: { '1': 'Your new password is set and every earlier session is logged out: log in with it.' },
+};
+
 function noticeFor(req: Request): string | undefined {
-  if (req.query.welcome === '1') return 'Welcome! Your account is ready: create a key to start calling the API.';
+  for (const [name, notices] of Object.entries(NOTICES)) {
+    const value = req.query[name];
+    if (typeof value === 'string' && notices[value]) return notices[value];
+  }
   const revoked = req.query.revoked;
   if (typeof revoked === 'string' && REVOKED_NOTICE.test(revoked)) return `Key ${revoked} is revoked: requests made with it are refused.`;
   return undefined;
 }
 
-function pageMethodNotAllowed(allowed: readonly string[]): RequestHandler {
-  return (req) => {
-    throw new ApiError('method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, { Allow: allowed.join(', ') });
-  };
-}
 
 
 /** `/portal/usage` (with or without a trailing slash, as the router matches it) is JSON, not a page: its errors are too. */

@@ -58,6 +58,8 @@ export interface SignInDeps {
   devices: DeviceCookies;
   signUp: PortalSignup;
   slowdown?: LogInSlowdown;
+  /** Runs for a new account before its credential is written (its email profile): a failure fails the sign-up. */
+  prepareAccount?: (accountId: string) => Promise<void>;
 }
 
 const SAME_ANSWER = 'The email or password is incorrect.';
@@ -92,6 +94,7 @@ export class SignIn {
     try {
       // Recorded in the portal's own audit stream, like the account's later changes to itself.
       const account = await this.deps.accounts.createAccount({ name: accountName(email), plan: STARTER_PLAN, email }, PORTAL_SIGN_UP_ACTOR);
+      await this.deps.prepareAccount?.(account.id);
       const credential = { accountId: account.id, passwordHash, createdAt: account.createdAt };
       if (!(await this.deps.store.completeSignUp(email, reservation, credential))) {
         throw new ApiError('service_unavailable', 'The sign-up took too long to finish; please try again.');

@@ -33,11 +33,15 @@ export interface PortalStore {
   releaseEmail(email: string, reservation: string): Promise<void>;
   /** The credential of a signed-up email; null when unknown or only reserved. */
   findCredential(email: string): Promise<Credential | null>;
+  /** Sets a signed-up email's password hash (a reset); false when the email has no credential. */
+  replacePassword(email: string, passwordHash: string): Promise<boolean>;
 
   /** `id` is the session token's digest, never the token itself. Replaces any session under `id`. */
   saveSession(id: string, session: SessionRecord, ttlMs: number): Promise<void>;
   findSession(id: string): Promise<SessionRecord | null>;
   deleteSession(id: string): Promise<void>;
+  /** Ends every session of the account (after a new password). */
+  deleteSessionsOf(accountId: string): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -1,9 +1,7 @@
 import type { RequestHandler } from 'express';
+import { parseAuthorization } from '../../../shared/src/authorization';
 import { ApiError } from '../../../shared/src/errors';
 import { createInternalTokenVerifier, InvalidInternalToken, type InternalClaims } from '../../../shared/src/internal-token';
-
-/** RFC 6750 `b64token`; the scheme name is case-insensitive. */
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 function unauthorized(message: string): ApiError {
   return new ApiError('unauthorized', message, { 'WWW-Authenticate': 'Bearer' });
@@ -17,11 +15,11 @@ function unauthorized(message: string): ApiError {
 export function authenticateInternalToken(secret: string): RequestHandler {
   const verify = createInternalTokenVerifier(secret);
   return (req, res, next) => {
-    const match = BEARER.exec(req.headers.authorization ?? '');
-    if (!match?.[1]) throw unauthorized('A bearer internal token is required.');
+    const bearer = parseAuthorization(req.headers.authorization);
+    if (!bearer.ok) throw unauthorized('A bearer internal token is required.');
     let claims: InternalClaims;
     try {
-      claims = verify(match[1]);
+      claims = verify(bearer.token);
     } catch (error) {
       if (!(error instanceof InvalidInternalToken)) throw error;
       req.log.warn({ reason: error.message }, 'internal token refused');

@@ -33,6 +33,7 @@ describe('admin CLI (compiled): errors and help', () => {
     for (const command of [
       'accounts create',
       'accounts show',
+      'accounts verify',
       'accounts update',
       'accounts list',
       'keys create',

@@ -5,6 +5,7 @@
 // the page's forms and buttons to the views and starts signed in when the tab still has a token.
 
 import { createKey, rollKey } from './account-keys.js';
+import { addWebhook } from './account-webhooks.js';
 import { savePlan } from './account-view.js';
 import { onTokenRefused, token } from './admin-api.js';
 import { $ } from './dom.js';
@@ -26,6 +27,7 @@ function start() {
   $('plan-form').addEventListener('submit', (event) => void savePlan(event));
   $('key-form').addEventListener('submit', (event) => void createKey(event));
   $('roll-form').addEventListener('submit', (event) => void rollKey(event));
+  $('webhook-form').addEventListener('submit', (event) => void addWebhook(event));
   $('roll-cancel').addEventListener('click', () => $('roll-dialog').close());
   $('usage-form').addEventListener('submit', (event) => {
     event.preventDefault();
