@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { methodNotAllowed } from '../../../shared/src/errors';
 import { jsonBody, type JsonBodyOptions } from '../../../shared/src/json-body';
 import type { WebhookService } from '../webhooks/webhook-service';
-import { actorOf } from './app';
+import { actorOf } from './admin-auth';
 import { deliveriesCursor, parseDeliveriesCursor } from './cursor';
 import { ListingQuery, nextPageLink } from './query';
 
