@@ -13,7 +13,7 @@ import { refuseBodiesOver } from '../../../shared/src/request-body';
 import { DEFAULT_BODY_TIMEOUT_MS } from '../../../shared/src/settings';
 import type { AuditEntry } from '../audit/audit-log';
 import { consoleRoutes } from './console';
-import { accountsCursor, auditCursor, keysCursor, parseAccountsCursor, parseAuditCursor, parseKeysCursor } from './cursor';
+import { accountsCursor, auditCursor, keysCursor, parseAccountsCursor, parseAuditCursor, parseKeysCursor } from '../listing-cursors';
 import { ListingQuery, nextPageLink } from './query';
 import type { OpsReports } from '../accounts/reports';
 import { validateAccountPatch, validateKeyRoll, validateNewAccount, validateNewKey, validatePlanNumbers } from '../accounts/schemas';

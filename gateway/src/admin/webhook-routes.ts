@@ -3,7 +3,7 @@ import { methodNotAllowed } from '../../../shared/src/errors';
 import { jsonBody, type JsonBodyOptions } from '../../../shared/src/json-body';
 import type { WebhookService } from '../webhooks/webhook-service';
 import { actorOf } from './admin-auth';
-import { deliveriesCursor, parseDeliveriesCursor } from './cursor';
+import { deliveriesCursor, parseDeliveriesCursor } from '../listing-cursors';
 import { ListingQuery, nextPageLink } from './query';
 
 /** The ops API's webhook routes (CONTRACT.md "Webhooks"), mounted by `createAdminApp` behind its token check. */

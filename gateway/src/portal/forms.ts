@@ -6,7 +6,7 @@ import { sentUncompressed } from '../../../shared/src/json-body';
 import { readParsedBody } from '../../../shared/src/request-body';
 import type { KeyPosition } from '../accounts/account-views';
 import type { NewKeyInput } from '../accounts/schemas';
-import { parseKeysCursor } from '../admin/cursor';
+import { parseKeysCursor } from '../listing-cursors';
 import { GRACE_UNITS } from './key-pages';
 
 /** The portal's forms: read from the request, and their fields (and the dashboard's one query parameter) as the account service takes them (what the service checks is left to it). */
