@@ -1,3 +1,5 @@
+import { TestRedisCluster } from '../../test/helpers/redis-cluster';
+import { connectCluster } from '../src/redis';
 import type { Redis } from '../src/redis';
 import { MemoryPortalStore } from '../src/portal/memory-store';
 import { RedisPortalStore } from '../src/portal/redis-store';
@@ -17,6 +19,21 @@ portalStoreContract('MemoryPortalStore', async () => new MemoryPortalStore());
 portalStoreContract('RedisPortalStore', async () => {
   await redis.server.flushAll();
   return new RedisPortalStore(client);
+});
+
+describe('on a Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await TestRedisCluster.start();
+  }, 30_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  portalStoreContract('RedisPortalStore on Redis Cluster', async () => {
+    await cluster.flushAll();
+    return new RedisPortalStore(redis.closeAfter(await connectCluster(cluster.addresses)));
+  });
 });
 
 describe('RedisPortalStore specifics', () => {
