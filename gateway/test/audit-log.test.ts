@@ -201,7 +201,7 @@ describe('RedisAuditLog specifics', () => {
     const started = Date.now();
     await expect(log.record(entry(1))).rejects.toMatchObject({ name: 'StoreUnavailableError' });
     await expect(log.list({ limit: 5 })).rejects.toMatchObject({ name: 'StoreUnavailableError' });
-    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(Date.now() - started).toBeLessThan(5_000); // not held until the test ends (far from it on any machine)
     await redis.server.start();
   });
 });

@@ -61,7 +61,7 @@ describe('RedisPortalStore specifics', () => {
       const store = new RedisPortalStore(client);
       const started = Date.now();
       await expect(store.findSession('s1')).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(Date.now() - started).toBeLessThan(5_000); // not held until the test ends (far from it on any machine)
     } finally {
       await redis.server.start();
     }
