@@ -178,12 +178,12 @@ describe('AnimalStoreClient against a real HTTP server', () => {
   });
 
   it('when the retries would run past timeoutMs, then the call ends within it, with the last answer', async () => {
-    // Tries at 0 s and 2 s; a third would start at 4 s, past the 3 s: the second answer is the last,
-    // with a second to spare for the two requests on a loaded machine.
-    api = await ScriptedApi.start(errorAnswer(503, 'service_unavailable', { 'Retry-After': '2' }));
+    // Tries at 0 s and 3 s; a third would start at 6 s, past the 5 s: the second answer is the last,
+    // with two seconds to spare for the two requests on a loaded machine.
+    api = await ScriptedApi.start(errorAnswer(503, 'service_unavailable', { 'Retry-After': '3' }));
     const started = Date.now();
-    const error = await rejection(api.client({ maxRetries: 10, timeoutMs: 3_000 }).listPets());
-    expect(Date.now() - started).toBeLessThan(3_000);
+    const error = await rejection(api.client({ maxRetries: 10, timeoutMs: 5_000 }).listPets());
+    expect(Date.now() - started).toBeLessThan(5_000);
     expect(error).toMatchObject({ status: 503 });
     expect(api.seen.length).toBeGreaterThanOrEqual(2);
   });

@@ -1,3 +1,5 @@
+import { TestRedisCluster } from '../../test/helpers/redis-cluster';
+import { connectCluster } from '../src/redis';
 import type { Redis } from '../src/redis';
 import { MemoryAuditLog, type AuditLog, type NewAuditEntry } from '../src/audit/audit-log';
 import { RedisAuditLog } from '../src/audit/redis-audit-log';
@@ -83,6 +85,21 @@ auditLogContract('MemoryAuditLog', async () => new MemoryAuditLog());
 auditLogContract('RedisAuditLog', async () => {
   await redis.server.flushAll();
   return new RedisAuditLog({ redis: client, key: (name) => `gw:${name}`, listBudget: 4 });
+});
+
+describe('on a Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await TestRedisCluster.start();
+  }, 30_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  auditLogContract('RedisAuditLog on Redis Cluster', async () => {
+    await cluster.flushAll();
+    return new RedisAuditLog({ redis: redis.closeAfter(await connectCluster(cluster.addresses)), key: (name) => `{gw}:${name}`, listBudget: 4 });
+  });
 });
 
 // The same contract with operators' and the portal's entries mixed: actors alternate between the two streams.
@@ -184,7 +201,7 @@ describe('RedisAuditLog specifics', () => {
     const started = Date.now();
     await expect(log.record(entry(1))).rejects.toMatchObject({ name: 'StoreUnavailableError' });
     await expect(log.list({ limit: 5 })).rejects.toMatchObject({ name: 'StoreUnavailableError' });
-    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(Date.now() - started).toBeLessThan(5_000); // not held until the test ends (far from it on any machine)
     await redis.server.start();
   });
 });

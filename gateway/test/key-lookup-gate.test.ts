@@ -1,3 +1,4 @@
+import { MemoryAuditLog } from '../src/audit/audit-log';
 import request from 'supertest';
 import { createLogger } from '../../shared/src/logger';
 import { LookupGate } from '../src/accounts/lookup-gate';
@@ -176,7 +177,7 @@ describe('a recently valid key that no longer resolves', () => {
     const limiter = new MemoryLimiter({ threshold: null, seconds: 900 });
     const keys = new PrincipalResolver({ store });
     const lookups = new LookupGate({ perClientPerMinute: LOOKUPS, queuedPerSecond: QUEUE_PER_SECOND });
-    const service = new AccountService({ store, limiter });
+    const service = new AccountService({ store, limiter, audit: new MemoryAuditLog() });
     const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: 'x'.repeat(32), ANON_PER_MINUTE: String(ANON), TRUST_PROXY: 'loopback', PETS_URL: 'http://127.0.0.1:9' });
     const logger = createLogger('test', 'silent');
     const petsProxy = createPetsProxy({ replicas: new ReplicaSet(config.petsUrls), timeoutMs: 1_000 });

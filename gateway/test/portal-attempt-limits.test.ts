@@ -2,12 +2,12 @@ import { AttemptLimits } from '../src/portal/attempt-limits';
 import { portalRedisKeys } from '../src/portal/redis-store';
 import { useRedis } from './support/redis';
 
-/** The portal's attempt limits shared through Redis (their rules in process: gateway/src/portal/attempt-limits.test.ts). */
+/** The portal's attempt limits shared through Redis (the rules on every backing: attempt-limits.contract.ts); here, what sharing adds. */
 const redis = useRedis();
 const keyPrefix = (kind: string) => portalRedisKeys('shared:').attempts(kind);
 const policies = { logInFailuresPerEmailAndAddress: { points: 3, durationSeconds: 60 } };
 
-describe('AttemptLimits on Redis', () => {
+describe('AttemptLimits on Redis specifics', () => {
   it('when two replicas share Redis, then they share the count, under the portal prefix; with Redis gone they still limit', async () => {
     const [one, two] = [await redis.connection(2_000), await redis.connection(2_000)];
     const a = new AttemptLimits({ redis: one, keyPrefix, policies });

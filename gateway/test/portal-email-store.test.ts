@@ -1,3 +1,5 @@
+import { TestRedisCluster } from '../../test/helpers/redis-cluster';
+import { connectCluster } from '../src/redis';
 import { MemoryPortalEmailStore } from '../src/portal/email-store';
 import { RedisPortalEmailStore } from '../src/portal/redis-email-store';
 import type { Redis } from '../src/redis';
@@ -16,6 +18,21 @@ portalEmailStoreContract('MemoryPortalEmailStore', async () => new MemoryPortalE
 portalEmailStoreContract('RedisPortalEmailStore', async () => {
   await redis.server.flushAll();
   return new RedisPortalEmailStore(client, '{gw}:');
+});
+
+describe('on a Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await TestRedisCluster.start();
+  }, 30_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  portalEmailStoreContract('RedisPortalEmailStore on Redis Cluster', async () => {
+    await cluster.flushAll();
+    return new RedisPortalEmailStore(redis.closeAfter(await connectCluster(cluster.addresses)), '{gw}:');
+  });
 });
 
 describe('RedisPortalEmailStore specifics', () => {

@@ -1,3 +1,5 @@
+import { TestRedisCluster } from '../../test/helpers/redis-cluster';
+import { connectCluster } from '../src/redis';
 import type { Redis } from '../src/redis';
 import { MemoryPortalStore } from '../src/portal/memory-store';
 import { RedisPortalStore } from '../src/portal/redis-store';
@@ -17,6 +19,21 @@ portalStoreContract('MemoryPortalStore', async () => new MemoryPortalStore());
 portalStoreContract('RedisPortalStore', async () => {
   await redis.server.flushAll();
   return new RedisPortalStore(client);
+});
+
+describe('on a Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await TestRedisCluster.start();
+  }, 30_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  portalStoreContract('RedisPortalStore on Redis Cluster', async () => {
+    await cluster.flushAll();
+    return new RedisPortalStore(redis.closeAfter(await connectCluster(cluster.addresses)));
+  });
 });
 
 describe('RedisPortalStore specifics', () => {
@@ -44,7 +61,7 @@ describe('RedisPortalStore specifics', () => {
       const store = new RedisPortalStore(client);
       const started = Date.now();
       await expect(store.findSession('s1')).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(Date.now() - started).toBeLessThan(5_000); // not held until the test ends (far from it on any machine)
     } finally {
       await redis.server.start();
     }

@@ -1,3 +1,4 @@
+import { MemoryAuditLog } from '../src/audit/audit-log';
 import { AccountService } from '../src/accounts/account-service';
 import { PrincipalResolver } from '../src/accounts/principal-resolver';
 import { RedisAccountStore } from '../src/accounts/redis-account-store';
@@ -25,7 +26,7 @@ describe('PrincipalResolver across two Redis-backed replicas', () => {
     await Promise.all([storeA.whenSubscribed(), storeB.whenSubscribed()]);
     resolverA = new PrincipalResolver({ store: storeA });
     resolverB = new PrincipalResolver({ store: storeB });
-    service = new AccountService({ store: storeA, limiter: limiter() });
+    service = new AccountService({ store: storeA, limiter: limiter(), audit: new MemoryAuditLog() });
     heardA = heardB = 0;
     storeA.onChange(() => heardA++);
     storeB.onChange(() => heardB++);

@@ -1,5 +1,4 @@
 import { waitFor, sleep } from '../../test/helpers/ports';
-import { RedisCrossingMarks } from '../src/events/crossing-marks';
 import type { DomainEvent } from '../src/events/types';
 import type { Gateway } from '../src/gateway';
 import { createKey, publicGet, startGateway } from './support/gateway';
@@ -45,20 +44,5 @@ describe('quota events from the rate-limit stage', () => {
       ['quota.warning', accountId, expect.objectContaining({ window: 'day', used: 8, quota: 10 })],
       ['quota.exhausted', accountId, expect.objectContaining({ window: 'day', used: 10, quota: 10 })],
     ]);
-  });
-});
-
-describe('RedisCrossingMarks', () => {
-  it('when a threshold is marked twice on a day, then only the first wins; another threshold, account or day is its own, and a mark expires', async () => {
-    await redis.reset();
-    const marks = new RedisCrossingMarks(await redis.connection(), (name) => `{gw}:${name}`);
-    const later = Date.now() + 60_000;
-    expect(await marks.markOnce('acct_1', 80, '2026-11-26', later)).toBe(true);
-    expect(await marks.markOnce('acct_1', 80, '2026-11-26', later)).toBe(false);
-    expect(await marks.markOnce('acct_1', 100, '2026-11-26', later)).toBe(true);
-    expect(await marks.markOnce('acct_2', 80, '2026-11-26', later)).toBe(true);
-    expect(await marks.markOnce('acct_1', 80, '2026-11-27', later)).toBe(true);
-    expect(await marks.markOnce('acct_3', 80, '2026-11-26', Date.now() + 50)).toBe(true);
-    await waitFor(async () => marks.markOnce('acct_3', 80, '2026-11-26', later), 5_000, 'the short mark to expire');
   });
 });

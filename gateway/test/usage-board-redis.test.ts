@@ -42,7 +42,7 @@ const subject = (perMinute: number, perDay: number): KeySubject => {
   return { accountId: `acct_${String(n).padStart(20, '0')}`, keyId: `key_${String(n).padStart(20, '0')}`, quotas: { perMinute, perDay } };
 };
 
-describe('RedisUsageBoard', () => {
+describe('RedisUsageBoard specifics', () => {
   it('when two replicas count one account and flush, then either reads the account\'s whole use, not its own share', async () => {
     const [a, b] = [await replica(), await replica()];
     const busy = subject(10, 1_000);

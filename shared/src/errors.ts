@@ -107,36 +107,6 @@ export function sendError(res: ServerResponse, error: ErrorAnswer): void {
   sendJson(res, error.status, error.toBody());
 }
 
-/**
- * Errors raised by body-parser carry a `type`; map the ones a client causes. The gateway and the
- * pets-service read bodies with their own reader (`request-body.ts`), which refuses in ApiErrors;
- * this is the one mapping for a body-parser an operator's middleware may still use.
- */
-function fromBodyParser(err: unknown): ApiError | undefined {
-  if (typeof err !== 'object' || err === null || !('type' in err)) return undefined;
-  const { type } = err as { type: unknown; limit?: number };
-  switch (type) {
-    case 'entity.parse.failed':
-      return new ApiError('malformed_json', 'The request body is not valid JSON.');
-    case 'entity.too.large': {
-      const limit = (err as { limit?: number }).limit;
-      return new ApiError(
-        'payload_too_large',
-        limit ? `The request body is larger than ${limit / 1024} KiB.` : 'The request body is too large.',
-      );
-    }
-    case 'encoding.unsupported':
-      return new ApiError('unsupported_media_type', 'Content-Encoding is not supported: send the body uncompressed.');
-    case 'charset.unsupported':
-      return new ApiError('unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
-    case 'request.aborted':
-    case 'stream.not.readable':
-      return new ApiError('invalid_body', 'The request body could not be read.');
-    default:
-      return undefined;
-  }
-}
-
 /** The router throws a URIError (status 400) on bad percent-encoding in the path, e.g. `/pets/%E0`. */
 function fromRouter(err: unknown): ApiError | undefined {
   if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
@@ -166,10 +136,11 @@ function fromStaticFiles(err: unknown): ApiError | undefined {
 
 /**
  * What a client may be told about an error, as an answer of this catalogue: an ErrorAnswer as it
- * is, or what body-parser, the router or a static file meant by theirs; undefined for a fault.
+ * is, or what the router or a static file meant by theirs; undefined for a fault (the services read
+ * bodies with their own reader, `request-body.ts`, whose refusals are ApiErrors: no body-parser error reaches here).
  */
 export function knownAnswer(err: unknown): ErrorAnswer | undefined {
-  return err instanceof ErrorAnswer ? err : (fromBodyParser(err) ?? fromRouter(err) ?? fromStaticFiles(err));
+  return err instanceof ErrorAnswer ? err : (fromRouter(err) ?? fromStaticFiles(err));
 }
 
 /**

@@ -2,7 +2,7 @@ import contentType from 'content-type';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { ApiError, declaresBody } from './errors';
-import { readWholeBody } from './request-body';
+import { readParsedBody } from './request-body';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8']);
@@ -93,15 +93,7 @@ export function jsonBody({ timeoutMs, expected }: JsonBodyOptions): RequestHandl
     requireJsonContentType(req, res, (error?: unknown) => {
       if (error) return next(error);
       if (!sentUncompressed(req)) return next(new ApiError('unsupported_media_type', 'Content-Encoding is not supported: send the body uncompressed.'));
-      readWholeBody(req, res, { maxBytes: MAX_BODY_BYTES, timeoutMs }, (readError, raw) => {
-        if (readError) return next(readError);
-        try {
-          req.body = parseJsonBody(raw, expected);
-          next();
-        } catch (parseError) {
-          next(parseError);
-        }
-      });
+      readParsedBody(req, res, { maxBytes: MAX_BODY_BYTES, timeoutMs }, (raw) => parseJsonBody(raw, expected), next);
     });
   };
 }

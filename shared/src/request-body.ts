@@ -110,6 +110,25 @@ export function readWholeBody(req: IncomingMessage, res: ServerResponse, limits:
   req.once('close', onClose);
 }
 
+/**
+ * Reads the body whole (`readWholeBody`), parses it and puts the value on `req.body` before `next()`;
+ * a refusal of the reader or an error of `parse` goes to `next(error)`. The JSON bodies of both
+ * services and the portal's forms are read this way.
+ */
+export function readParsedBody(req: IncomingMessage & { body?: unknown }, res: ServerResponse, limits: BodyLimits, parse: (raw: Buffer) => unknown, next: (error?: unknown) => void): void {
+  readWholeBody(req, res, limits, (readError, raw) => {
+    if (readError) return next(readError);
+    let body: unknown;
+    try {
+      body = parse(raw);
+    } catch (parseError) {
+      return next(parseError);
+    }
+    req.body = body;
+    next();
+  });
+}
+
 /** The answer will close the connection once written; what the client sends until then is discarded. */
 function refuse(req: IncomingMessage, res: ServerResponse): void {
   if (!res.headersSent) res.setHeader('Connection', 'close');

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ApiError } from '../../../shared/src/errors';
 import { DEFAULT_API_ENVIRONMENT, type ApiEnvironment } from '../../../shared/src/settings';
-import { MemoryAuditLog, type AuditLog, type AuditValues, type NewAuditEntry } from '../audit/audit-log';
+import type { AuditLog, AuditValues, NewAuditEntry } from '../audit/audit-log';
 import { ACCOUNT_ID_PATTERN, newAccountId } from '../keys/api-key';
 import type { Limiter } from '../limits/types';
 import { normaliseSearch } from './search';
@@ -41,8 +41,8 @@ export interface AccountServiceOptions {
   limiter: UsageLimiter;
   /** The deployment's API_ENVIRONMENT: which keys `createKey` issues. */
   environment?: ApiEnvironment;
-  /** Where every change is recorded (default: in process). */
-  audit?: AuditLog;
+  /** Where every change is recorded (`Stores.audit`). */
+  audit: AuditLog;
   /** Default: the store's recorded times. */
   keyActivity?: KeyActivity;
   /** Told when a change was made but its audit entry could not be written. */
@@ -76,7 +76,7 @@ export class AccountService {
   constructor({ store, limiter, environment = DEFAULT_API_ENVIRONMENT, audit, keyActivity, logger, keyLimits = {}, now = Date.now, events }: AccountServiceOptions) {
     this.store = store;
     this.limiter = limiter;
-    this.audit = audit ?? new MemoryAuditLog();
+    this.audit = audit;
     this.logger = logger;
     this.now = now;
     this.keys = new KeyService({

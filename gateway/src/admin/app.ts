@@ -1,5 +1,5 @@
 import type { EmailVerification } from '../accounts/email-verification';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { ApiError, errorHandler, methodNotAllowed, notFoundHandler, serviceUnavailable } from '../../../shared/src/errors';
 import { accessLog } from '../../../shared/src/access-log';
 import type { Logger } from '../../../shared/src/logger';
@@ -7,16 +7,17 @@ import { requestId } from '../../../shared/src/request-id';
 import type { AccountService } from '../accounts/account-service';
 import { StoreUnavailableError } from '../store-errors';
 import { PLAN_NAMES } from '../accounts/types';
-import { ACCOUNT_ID_PATTERN, authorizationOf, sameSecret } from '../keys/api-key';
+import { ACCOUNT_ID_PATTERN } from '../keys/api-key';
 import { MAX_BODY_BYTES, jsonBody, optionalJsonBody } from '../../../shared/src/json-body';
 import { refuseBodiesOver } from '../../../shared/src/request-body';
 import { DEFAULT_BODY_TIMEOUT_MS } from '../../../shared/src/settings';
 import type { AuditEntry } from '../audit/audit-log';
 import { consoleRoutes } from './console';
-import { accountsCursor, auditCursor, keysCursor, parseAccountsCursor, parseAuditCursor, parseKeysCursor } from './cursor';
+import { accountsCursor, auditCursor, keysCursor, parseAccountsCursor, parseAuditCursor, parseKeysCursor } from '../listing-cursors';
 import { ListingQuery, nextPageLink } from './query';
 import type { OpsReports } from '../accounts/reports';
 import { validateAccountPatch, validateKeyRoll, validateNewAccount, validateNewKey, validatePlanNumbers } from '../accounts/schemas';
+import { actorOf, adminAuth } from './admin-auth';
 import { requireKnownHost } from './host-check';
 import { TokenFailures } from './token-failures';
 import type { AdminToken } from './tokens';
@@ -47,48 +48,6 @@ export interface AdminAppOptions {
   emailVerification?: EmailVerification;
   /** `BODY_TIMEOUT_MS`: a request body must arrive whole within this, or 408 request_timeout (default 10 s). */
   bodyTimeoutMs?: number;
-}
-
-const REALM = 'Bearer realm="admin"';
-
-/**
- * Compares the presented token with every admin token in constant time (each hashed first, so
- * lengths leak nothing either, and all are compared, so the time says nothing about which one
- * matched), and keeps the matching token's name as the request's actor.
- */
-export function adminAuth(tokens: readonly AdminToken[], failures: TokenFailures = new TokenFailures()): RequestHandler {
-  if (tokens.length === 0 || tokens.some(({ token }) => token.length === 0)) throw new Error('the admin token must not be empty');
-  return async (req, res, next) => {
-    const parsed = authorizationOf(req);
-    if (!parsed.ok) {
-      throw new ApiError('unauthorized', 'The admin API requires Authorization: Bearer <ADMIN_TOKEN>.', { 'WWW-Authenticate': REALM });
-    }
-    // Before the comparison: an address that must back off learns nothing about the token it sent.
-    const address = req.socket.remoteAddress;
-    const wait = await failures.reserve(address);
-    if (wait !== null) {
-      throw new ApiError('rate_limited', `Too many wrong admin tokens from this address: try again in ${wait} seconds.`, { 'Retry-After': String(wait) });
-    }
-    let actor: string | undefined;
-    for (const { name, token } of tokens) if (sameSecret(parsed.token, token)) actor ??= name;
-    if (actor === undefined) {
-      throw new ApiError('unauthorized', 'The admin token is not valid.', { 'WWW-Authenticate': `${REALM}, error="invalid_token"` });
-    }
-    await failures.release(address);
-    (res.locals as AdminLocals).actor = actor;
-    next();
-  };
-}
-
-interface AdminLocals {
-  actor?: string;
-}
-
-/** The name of the admin token the request was authenticated with. */
-export function actorOf(res: Response): string {
-  const { actor } = res.locals as AdminLocals;
-  if (actor === undefined) throw new Error('actorOf called on a route without adminAuth');
-  return actor;
 }
 
 const MAX_SEARCH_LENGTH = 100;

@@ -2,8 +2,8 @@ import type { Express } from 'express';
 import { methodNotAllowed } from '../../../shared/src/errors';
 import { jsonBody, type JsonBodyOptions } from '../../../shared/src/json-body';
 import type { WebhookService } from '../webhooks/webhook-service';
-import { actorOf } from './app';
-import { deliveriesCursor, parseDeliveriesCursor } from './cursor';
+import { actorOf } from './admin-auth';
+import { deliveriesCursor, parseDeliveriesCursor } from '../listing-cursors';
 import { ListingQuery, nextPageLink } from './query';
 
 /** The ops API's webhook routes (CONTRACT.md "Webhooks"), mounted by `createAdminApp` behind its token check. */

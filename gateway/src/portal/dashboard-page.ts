@@ -1,7 +1,7 @@
 import type { Plan } from '../accounts/types';
 import type { KeyPosition, WindowUsage } from '../accounts/account-views';
 import { MAX_NAME_LENGTH } from '../accounts/input-limits';
-import { keysCursor } from '../admin/cursor';
+import { keysCursor } from '../listing-cursors';
 import type { DailyCount } from '../limits/types';
 import { formatCount, usageChart } from '../usage/usage-chart';
 import { emailCard } from './email-pages';

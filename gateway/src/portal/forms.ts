@@ -3,10 +3,10 @@ import contentType from 'content-type';
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { sentUncompressed } from '../../../shared/src/json-body';
-import { readWholeBody } from '../../../shared/src/request-body';
+import { readParsedBody } from '../../../shared/src/request-body';
 import type { KeyPosition } from '../accounts/account-views';
 import type { NewKeyInput } from '../accounts/schemas';
-import { parseKeysCursor } from '../admin/cursor';
+import { parseKeysCursor } from '../listing-cursors';
 import { GRACE_UNITS } from './key-pages';
 
 /** The portal's forms: read from the request, and their fields (and the dashboard's one query parameter) as the account service takes them (what the service checks is left to it). */
@@ -46,15 +46,7 @@ export const requireForm: RequestHandler = (req, _res, next) => {
 export function formReader(timeoutMs: number): RequestHandler {
   return (req, res, next) => {
     const charset = charsetOf(req);
-    readWholeBody(req, res, { maxBytes: FORM_MAX_BYTES, timeoutMs, tooLargeMessage: FORM_TOO_LARGE }, (error, raw) => {
-      if (error) return next(error);
-      try {
-        req.body = parseForm(raw, charset);
-        next();
-      } catch (parseError) {
-        next(parseError);
-      }
-    });
+    readParsedBody(req, res, { maxBytes: FORM_MAX_BYTES, timeoutMs, tooLargeMessage: FORM_TOO_LARGE }, (raw) => parseForm(raw, charset), next);
   };
 }
 

@@ -1,3 +1,4 @@
+import { MemoryAuditLog } from '../../src/audit/audit-log';
 import { AccountService } from '../../src/accounts/account-service';
 import { MemoryAccountStore } from '../../src/accounts/memory-account-store';
 import { PrincipalResolver } from '../../src/accounts/principal-resolver';
@@ -61,7 +62,7 @@ export async function withKey(service: AccountService, plan: 'free' | 'pro' | 'e
 function resolverOnMemoryStore() {
   const memory = new MemoryAccountStore();
   const spy = counted(memory);
-  const service = new AccountService({ store: memory, limiter: limiter() });
+  const service = new AccountService({ store: memory, limiter: limiter(), audit: new MemoryAuditLog() });
   const clock = { now: 1_000_000 };
   const quotaChanges: (string | null)[] = [];
   const resolver = new PrincipalResolver({ store: spy.store, now: () => clock.now, onQuotaChange: (id) => quotaChanges.push(id) });

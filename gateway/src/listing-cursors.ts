@@ -1,14 +1,16 @@
-import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from '../keys/api-key';
-import type { AccountPosition } from '../accounts/types';
-import type { KeyPosition } from '../accounts/account-views';
-import { AUDIT_ENTRY_ID } from '../audit/audit-log';
-import type { DeliveryPosition } from '../webhooks/store';
+import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from './keys/api-key';
+import type { AccountPosition } from './accounts/types';
+import type { KeyPosition } from './accounts/account-views';
+import { AUDIT_ENTRY_ID } from './audit/audit-log';
+import type { DeliveryPosition } from './webhooks/store';
 
 /**
- * The admin listings' page cursors: a tag and a position, base64url-encoded. Opaque to callers, who
- * take them from the `Link` header; decoding accepts only what encoding can produce, so anything
- * else is refused as a parameter the API did not hand out. They are not signed (the public API's
- * are): whoever holds an admin token may list every page anyway, so a forged position reveals nothing.
+ * The page cursors of the listings both fronts serve (the admin API's listings, the portal's page of
+ * keys): a tag and a position, base64url-encoded. Opaque to callers, who take them from the `Link`
+ * header or the page; decoding accepts only what encoding can produce, so anything else is refused
+ * as a parameter the API did not hand out. They are not signed (the public API's are): a forged
+ * position only moves within what its holder may list anyway (every page with an admin token, the
+ * session's own keys on the portal). Outside `admin/` and `portal/` since both read them.
  */
 const AUDIT = /^e\.(\d{1,15}-\d{1,15})$/;
 const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;

@@ -1,0 +1,42 @@
+import { TestRedisCluster } from '../../test/helpers/redis-cluster';
+import { MemoryCrossingMarks, RedisCrossingMarks } from '../src/events/crossing-marks';
+import { connectCluster } from '../src/redis';
+import { crossingMarksContract } from './crossing-marks.contract';
+import { useRedis } from './support/redis';
+
+const redis = useRedis();
+const key = (name: string) => `{gw}:${name}`;
+
+crossingMarksContract('MemoryCrossingMarks', async () => new MemoryCrossingMarks(), { shared: false });
+
+describe('on Redis', () => {
+  beforeEach(async () => {
+    await redis.server.flushAll();
+  });
+
+  crossingMarksContract('RedisCrossingMarks', async () => new RedisCrossingMarks(await redis.connection(), key), { shared: true });
+
+  it('when a threshold is marked, then the mark is one key under the store prefix, expiring when the mark does', async () => {
+    const client = await redis.connection();
+    await new RedisCrossingMarks(client, key).markOnce('acct_1', 80, '2026-11-26', Date.now() + 60_000);
+    expect(await client.keys('*')).toEqual(['{gw}:quota-crossed:2026-11-26:acct_1:80']);
+    const ttl = await client.pttl('{gw}:quota-crossed:2026-11-26:acct_1:80');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+});
+
+describe('on a Redis Cluster', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await TestRedisCluster.start();
+  }, 30_000);
+  beforeEach(async () => {
+    await cluster.flushAll();
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  crossingMarksContract('RedisCrossingMarks on Redis Cluster', async () => new RedisCrossingMarks(redis.closeAfter(await connectCluster(cluster.addresses)), key), { shared: true });
+});
