@@ -127,6 +127,23 @@ describe('password reset', () => {
     expect((await follow(fresh, link, { password: 'another long password here' })).status).toBe(400);
   });
 
+  it('when a reset is asked for an address with an account and one without, then both get the same page: status, headers, cookies and body', async () => {
+    const { email } = await signUp();
+    const unknown = newEmail();
+    /** The answer with what differs by nature masked: the typed address, form tokens, the request id, the date. */
+    const answerTo = async (address: string) => {
+      const visitor = new PortalVisitor(gateway.publicApp);
+      const response = await visitor.post('/portal/forgot', { _csrf: await visitor.tokenFrom('/portal/forgot'), email: address });
+      const headers = Object.entries(response.headers as Record<string, string | string[]>)
+        .filter(([name]) => !['x-request-id', 'date', 'content-length', 'etag'].includes(name))
+        .map(([name, value]) => [name, name === 'set-cookie' ? [value].flat().map((cookie) => cookie.replace(/=[^;]*/, '=…')) : value]);
+      return { status: response.status, headers, body: response.text.replaceAll(address, 'ADDRESS').replace(/value="[^"]*"/g, 'value="…"') };
+    };
+    const known = await answerTo(email);
+    expect(known.status).toBe(200);
+    expect(await answerTo(unknown)).toEqual(known);
+  });
+
   it('when others ask for many reset emails, then at most 3 are sent in the hour and the owner still logs in', async () => {
     const { email } = await signUp();
     for (let i = 0; i < 5; i++) {

@@ -23,6 +23,8 @@ export interface AccountEmailsDeps {
   unsubscribe: UnsubscribeSignatures;
   /** With a mail server (`SMTP_URL`): an account creates keys only once its address is verified. */
   verificationRequired: boolean;
+  /** Work done after the answer (a reset link for a forgotten password) that failed: for the log. */
+  onError?: (error: unknown, what: string) => void;
   now?: () => number;
 }
 
@@ -93,9 +95,11 @@ export class AccountEmails {
   }
 
   /**
-   * "Forgot password": emails a reset link when the address has an account, and does the same work
-   * and answers the same otherwise (nothing tells whether it has one). At most 3 emails an hour per
-   * account, silently; requests per address are limited like the portal's other forms. Nothing here
+   * "Forgot password": emails a reset link when the address has an account, and answers the same
+   * otherwise. Only what every address goes through (its form checked, requests per address
+   * limited like the portal's other forms, the credential looked up) is awaited; an account's own
+   * work (its limit of 3 emails an hour, silent; the link; the email) runs after the answer, so
+   * neither the answer nor its timing tells whether the address has an account. Nothing here
    * touches the log-in limits: the owner can always still log in.
    */
   async forgotPassword(rawEmail: string, address: string): Promise<void> {
@@ -103,11 +107,14 @@ export class AccountEmails {
     const forms = valid(logInEmails(rawEmail));
     let credential = null;
     for (const form of forms) if (!credential) credential = await this.deps.store.findCredential(form);
-    if (!credential) return;
-    if ((await this.deps.gate.attempts.take('resetEmailsPerAccount', credential.accountId)) !== null) return;
-    const account = await this.deps.accounts.getAccount(credential.accountId);
+    if (credential) this.sendResetLink(credential.accountId).catch((error: unknown) => this.deps.onError?.(error, 'password-reset email not sent'));
+  }
+
+  private async sendResetLink(accountId: string): Promise<void> {
+    if ((await this.deps.gate.attempts.take('resetEmailsPerAccount', accountId)) !== null) return;
+    const account = await this.deps.accounts.getAccount(accountId);
     if (!account.email) return;
-    const token = await this.deps.links.issue('reset', credential.accountId, account.email);
+    const token = await this.deps.links.issue('reset', accountId, account.email);
     this.deps.mailer.send(passwordResetEmail(account.email, this.deps.mailLinks.to('/portal/reset', { token })));
   }
 
