@@ -7,7 +7,7 @@ import { TestSmtpServer, linkIn, type ReceivedEmail } from '../../test/helpers/s
 import { waitFor } from '../../test/helpers/ports';
 import { ADMIN_TOKEN, publicGet } from './support/gateway';
 import { CHEAP_HASHES, accountIdOn, newEmail } from './support/portal';
-import { PortalVisitor } from './support/portal-visitor';
+import { PortalVisitor, csrfTokenIn } from './support/portal-visitor';
 
 /** Verification, password reset and quota emails through a real SMTP server, on one gateway in process. */
 let smtp: TestSmtpServer;
@@ -82,6 +82,19 @@ describe('verification at sign-up (SMTP_URL set)', () => {
     expect((await browser.createKey()).response.status).toBe(201);
     // Single use.
     expect((await follow(browser, link)).status).toBe(400);
+  });
+
+  it('when an account not yet verified holds a key (made by ops), then rolling it on the dashboard makes no new key either', async () => {
+    const { browser } = await signUp();
+    const accountId = accountIdOn((await browser.get('/portal')).text);
+    const made = await request(gateway.adminApp).post(`/admin/accounts/${accountId}/keys`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({});
+    expect(made.status).toBe(201);
+    const page = await browser.get(`/portal/keys/${made.body.id}/roll`);
+    expect(page.status).toBe(200);
+    const rolled = await browser.post(`/portal/keys/${made.body.id}/roll`, { _csrf: csrfTokenIn(page.text), grace: '1', graceUnit: 'hours' });
+    expect(rolled.status).toBe(403);
+    expect(rolled.text).toContain('Confirm your email address before creating keys');
+    expect(rolled.text).not.toMatch(/id="new-key"/);
   });
 
   it('when the link is sent again, then the older one stops working; a fourth in the hour is refused with Retry-After', async () => {
