@@ -73,11 +73,12 @@ export class AccountEmails {
     }
   }
 
-  /** "Send the link again": at most 3 an hour per account. */
-  async resendVerification(accountId: string): Promise<void> {
-    if ((await this.status(accountId)).verified) return;
+  /** "Send the link again": at most 3 an hour per account. False when the address is verified already (nothing sent). */
+  async resendVerification(accountId: string): Promise<boolean> {
+    if ((await this.status(accountId)).verified) return false;
     await this.deps.gate.take('verifyEmailsPerAccount', accountId, 'Three verification emails were sent in the last hour');
     await this.sendVerification(accountId);
+    return true;
   }
 
   /** Uses a verification link; the account it verified. */
