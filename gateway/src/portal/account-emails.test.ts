@@ -11,6 +11,7 @@ import { EmailLinks, UnsubscribeSignatures } from './email-links';
 import { MemoryPortalEmailStore, type EmailLinkPurpose, type EmailLinkRecord } from './email-store';
 import { MemoryPortalStore } from './memory-store';
 import { PasswordHasher } from './passwords';
+import { StoreUnavailableError } from '../store-errors';
 
 const OWNER = 'owner@example.com';
 const ACCOUNT_ID = 'acct_AAAAAAAAAAAAAAAAAAAA';
@@ -26,7 +27,7 @@ class HeldLinkStore extends MemoryPortalEmailStore {
   }
 }
 
-async function setUp() {
+async function setUp(getAccount: (id: string) => Promise<AccountDetails> = async (id) => ({ id, email: OWNER }) as AccountDetails) {
   const store = new MemoryPortalStore();
   await store.reserveEmail(OWNER, 'r', 60_000);
   await store.completeSignUp(OWNER, 'r', { accountId: ACCOUNT_ID, passwordHash: 'unused', createdAt: new Date().toISOString() });
@@ -35,7 +36,7 @@ async function setUp() {
   const jobs = new MemoryJobQueues();
   const mailer = new Mailer({ jobs, transport: { description: 'a list', send: async (email) => void sent.push(email), close: () => undefined }, logger: pino({ level: 'silent' }) });
   const emails = new AccountEmails({
-    accounts: { getAccount: async (id: string) => ({ id, email: OWNER }) as AccountDetails },
+    accounts: { getAccount },
     store,
     emailStore,
     links: new EmailLinks(emailStore),
@@ -73,6 +74,20 @@ describe('AccountEmails.forgotPassword', () => {
       expect(sent.map((email) => email.to)).toEqual([OWNER]);
     } finally {
       emailStore.release();
+      await jobs.close();
+    }
+  });
+});
+
+describe('AccountEmails.resetPassword', () => {
+  it('when the account store cannot answer, then the reset fails as the store being down, not as an expired link (which would send the owner for a new one)', async () => {
+    const { emails, emailStore, jobs } = await setUp(async () => {
+      throw new StoreUnavailableError('account store took longer than 500 ms');
+    });
+    emailStore.release();
+    try {
+      await expect(emails.resetPassword(`${ACCOUNT_ID}.${'A'.repeat(43)}`, 'quiet harbour lantern maple')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
       await jobs.close();
     }
   });

@@ -7,7 +7,7 @@ import { checkNewPassword, logInEmails } from './credential-rules';
 import { EmailLinks, type UnsubscribeSignatures } from './email-links';
 import { LEGACY_PROFILE, NEW_PROFILE, type EmailProfile, type PortalEmailStore } from './email-store';
 import type { PasswordHasher } from './passwords';
-import { ApiError } from '../../../shared/src/errors';
+import { ApiError, ErrorAnswer } from '../../../shared/src/errors';
 import { valid } from './portal-refusal';
 import type { PortalStore } from './store';
 
@@ -125,7 +125,8 @@ export class AccountEmails {
    */
   async resetPassword(token: string, password: string): Promise<void> {
     const accountId = EmailLinks.accountOf(token);
-    const account = accountId === undefined ? undefined : await this.deps.accounts.getAccount(accountId).catch(() => undefined);
+    // An unknown account is a link that no longer works; a store that cannot answer is not (503, the link kept).
+    const account = accountId === undefined ? undefined : await this.deps.accounts.getAccount(accountId).catch(unlessNotFound);
     const expired = new ApiError('invalid_body', `${EXPIRED_LINK} Ask for a new one on the "Forgot your password?" page.`);
     if (!account?.email) throw expired;
     valid(checkNewPassword(password, account.email));
@@ -155,4 +156,9 @@ export class AccountEmails {
   private now(): number {
     return (this.deps.now ?? Date.now)();
   }
+}
+
+function unlessNotFound(error: unknown): undefined {
+  if (error instanceof ErrorAnswer && error.status === 404) return undefined;
+  throw error;
 }
