@@ -104,7 +104,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
   if (!config.smtpUrl && config.production) logger.warn('SMTP_URL is not set: emails (verification, password reset, quota warnings) are written to the log instead of being sent');
   const mailer = new Mailer({ jobs, transport, logger, retryDelaysMs: mailTuning?.retryDelaysMs });
   const mailLinks = new MailLinks(config.publicBaseUrl, config.port);
-  const portal = createPortal({ config, accounts, limiter, store: stores.portal, emailStore: stores.portalEmails, attempts: stores.attempts, mailer, mailLinks, tuning: portalTuning, webhooks: webhooks.service });
+  const portal = createPortal({ config, accounts, limiter, store: stores.portal, emailStore: stores.portalEmails, attempts: stores.attempts, mailer, mailLinks, tuning: portalTuning, webhooks: webhooks.service, onError: (err, what) => logger.error({ err }, what) });
   const mail = new AccountMail({ mailer, accounts: store, profiles: stores.portalEmails, links: mailLinks, unsubscribe: portal.unsubscribe });
   mail.listen(events);
 

@@ -7,7 +7,7 @@ import { TestSmtpServer, linkIn, type ReceivedEmail } from '../../test/helpers/s
 import { waitFor } from '../../test/helpers/ports';
 import { ADMIN_TOKEN, publicGet } from './support/gateway';
 import { CHEAP_HASHES, accountIdOn, newEmail } from './support/portal';
-import { PortalVisitor } from './support/portal-visitor';
+import { PortalVisitor, csrfTokenIn } from './support/portal-visitor';
 
 /** Verification, password reset and quota emails through a real SMTP server, on one gateway in process. */
 let smtp: TestSmtpServer;
@@ -82,6 +82,22 @@ describe('verification at sign-up (SMTP_URL set)', () => {
     expect((await browser.createKey()).response.status).toBe(201);
     // Single use.
     expect((await follow(browser, link)).status).toBe(400);
+    // "Send the link again" from a dashboard left open: nothing is sent, and the page says the address is confirmed.
+    const resent = await browser.post('/portal/verify/resend', { _csrf: await browser.tokenFrom('/portal') });
+    expect(resent.headers.location).toBe('/portal?verified=1');
+  });
+
+  it('when an account not yet verified holds a key (made by ops), then rolling it on the dashboard makes no new key either', async () => {
+    const { browser } = await signUp();
+    const accountId = accountIdOn((await browser.get('/portal')).text);
+    const made = await request(gateway.adminApp).post(`/admin/accounts/${accountId}/keys`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({});
+    expect(made.status).toBe(201);
+    const page = await browser.get(`/portal/keys/${made.body.id}/roll`);
+    expect(page.status).toBe(200);
+    const rolled = await browser.post(`/portal/keys/${made.body.id}/roll`, { _csrf: csrfTokenIn(page.text), grace: '1', graceUnit: 'hours' });
+    expect(rolled.status).toBe(403);
+    expect(rolled.text).toContain('Confirm your email address before creating keys');
+    expect(rolled.text).not.toMatch(/id="new-key"/);
   });
 
   it('when the link is sent again, then the older one stops working; a fourth in the hour is refused with Retry-After', async () => {
@@ -125,6 +141,23 @@ describe('password reset', () => {
     expect((await fresh.logIn(email, PASSWORD)).status).toBe(401);
     expect((await fresh.logIn(email, NEW_PASSWORD)).status).toBe(303);
     expect((await follow(fresh, link, { password: 'another long password here' })).status).toBe(400);
+  });
+
+  it('when a reset is asked for an address with an account and one without, then both get the same page: status, headers, cookies and body', async () => {
+    const { email } = await signUp();
+    const unknown = newEmail();
+    /** The answer with what differs by nature masked: the typed address, form tokens, the request id, the date. */
+    const answerTo = async (address: string) => {
+      const visitor = new PortalVisitor(gateway.publicApp);
+      const response = await visitor.post('/portal/forgot', { _csrf: await visitor.tokenFrom('/portal/forgot'), email: address });
+      const headers = Object.entries(response.headers as Record<string, string | string[]>)
+        .filter(([name]) => !['x-request-id', 'date', 'content-length', 'etag'].includes(name))
+        .map(([name, value]) => [name, name === 'set-cookie' ? [value].flat().map((cookie) => cookie.replace(/=[^;]*/, '=…')) : value]);
+      return { status: response.status, headers, body: response.text.replaceAll(address, 'ADDRESS').replace(/value="[^"]*"/g, 'value="…"') };
+    };
+    const known = await answerTo(email);
+    expect(known.status).toBe(200);
+    expect(await answerTo(unknown)).toEqual(known);
   });
 
   it('when others ask for many reset emails, then at most 3 are sent in the hour and the owner still logs in', async () => {

@@ -7,7 +7,7 @@ import { checkNewPassword, logInEmails } from './credential-rules';
 import { EmailLinks, type UnsubscribeSignatures } from './email-links';
 import { LEGACY_PROFILE, NEW_PROFILE, type EmailProfile, type PortalEmailStore } from './email-store';
 import type { PasswordHasher } from './passwords';
-import { ApiError } from '../../../shared/src/errors';
+import { ApiError, ErrorAnswer } from '../../../shared/src/errors';
 import { valid } from './portal-refusal';
 import type { PortalStore } from './store';
 
@@ -23,6 +23,8 @@ export interface AccountEmailsDeps {
   unsubscribe: UnsubscribeSignatures;
   /** With a mail server (`SMTP_URL`): an account creates keys only once its address is verified. */
   verificationRequired: boolean;
+  /** Work done after the answer (a reset link for a forgotten password) that failed: for the log. */
+  onError?: (error: unknown, what: string) => void;
   now?: () => number;
 }
 
@@ -71,11 +73,12 @@ export class AccountEmails {
     }
   }
 
-  /** "Send the link again": at most 3 an hour per account. */
-  async resendVerification(accountId: string): Promise<void> {
-    if ((await this.status(accountId)).verified) return;
+  /** "Send the link again": at most 3 an hour per account. False when the address is verified already (nothing sent). */
+  async resendVerification(accountId: string): Promise<boolean> {
+    if ((await this.status(accountId)).verified) return false;
     await this.deps.gate.take('verifyEmailsPerAccount', accountId, 'Three verification emails were sent in the last hour');
     await this.sendVerification(accountId);
+    return true;
   }
 
   /** Uses a verification link; the account it verified. */
@@ -93,9 +96,11 @@ export class AccountEmails {
   }
 
   /**
-   * "Forgot password": emails a reset link when the address has an account, and does the same work
-   * and answers the same otherwise (nothing tells whether it has one). At most 3 emails an hour per
-   * account, silently; requests per address are limited like the portal's other forms. Nothing here
+   * "Forgot password": emails a reset link when the address has an account, and answers the same
+   * otherwise. Only what every address goes through (its form checked, requests per address
+   * limited like the portal's other forms, the credential looked up) is awaited; an account's own
+   * work (its limit of 3 emails an hour, silent; the link; the email) runs after the answer, so
+   * neither the answer nor its timing tells whether the address has an account. Nothing here
    * touches the log-in limits: the owner can always still log in.
    */
   async forgotPassword(rawEmail: string, address: string): Promise<void> {
@@ -103,11 +108,14 @@ export class AccountEmails {
     const forms = valid(logInEmails(rawEmail));
     let credential = null;
     for (const form of forms) if (!credential) credential = await this.deps.store.findCredential(form);
-    if (!credential) return;
-    if ((await this.deps.gate.attempts.take('resetEmailsPerAccount', credential.accountId)) !== null) return;
-    const account = await this.deps.accounts.getAccount(credential.accountId);
+    if (credential) this.sendResetLink(credential.accountId).catch((error: unknown) => this.deps.onError?.(error, 'password-reset email not sent'));
+  }
+
+  private async sendResetLink(accountId: string): Promise<void> {
+    if ((await this.deps.gate.attempts.take('resetEmailsPerAccount', accountId)) !== null) return;
+    const account = await this.deps.accounts.getAccount(accountId);
     if (!account.email) return;
-    const token = await this.deps.links.issue('reset', credential.accountId, account.email);
+    const token = await this.deps.links.issue('reset', accountId, account.email);
     this.deps.mailer.send(passwordResetEmail(account.email, this.deps.mailLinks.to('/portal/reset', { token })));
   }
 
@@ -117,7 +125,8 @@ export class AccountEmails {
    */
   async resetPassword(token: string, password: string): Promise<void> {
     const accountId = EmailLinks.accountOf(token);
-    const account = accountId === undefined ? undefined : await this.deps.accounts.getAccount(accountId).catch(() => undefined);
+    // An unknown account is a link that no longer works; a store that cannot answer is not (503, the link kept).
+    const account = accountId === undefined ? undefined : await this.deps.accounts.getAccount(accountId).catch(unlessNotFound);
     const expired = new ApiError('invalid_body', `${EXPIRED_LINK} Ask for a new one on the "Forgot your password?" page.`);
     if (!account?.email) throw expired;
     valid(checkNewPassword(password, account.email));
@@ -147,4 +156,9 @@ export class AccountEmails {
   private now(): number {
     return (this.deps.now ?? Date.now)();
   }
+}
+
+function unlessNotFound(error: unknown): undefined {
+  if (error instanceof ErrorAnswer && error.status === 404) return undefined;
+  throw error;
 }

@@ -83,8 +83,9 @@ export function mountEmailRoutes(router: Router, { service, context, send, formT
     .route('/verify/resend')
     .post(
       ...sessionPost(async (_req, res) => {
-        await emails.resendVerification(session(res).accountId);
-        res.redirect(303, '/portal?resent=1');
+        // A dashboard left open while the link was followed elsewhere: say so rather than that a link was sent.
+        const sent = await emails.resendVerification(session(res).accountId);
+        res.redirect(303, sent ? '/portal?resent=1' : '/portal?verified=1');
       }),
     )
     .all(pageMethodNotAllowed(['POST']));

@@ -44,6 +44,8 @@ export interface PortalDeps {
   tuning?: PortalTuning;
   /** The webhook use cases, for the "Webhooks" pages. */
   webhooks?: WebhookService;
+  /** Work done after a request was answered (a forgotten password's email) that failed. */
+  onError?: (error: unknown, what: string) => void;
 }
 
 export interface Portal {
@@ -55,7 +57,7 @@ export interface Portal {
 }
 
 /** The developer portal: its use cases and routes over its stores (chosen with every other store in `backends/`). */
-export function createPortal({ config, accounts, limiter, store, emailStore, attempts, mailer, mailLinks, tuning = {}, webhooks }: PortalDeps): Portal {
+export function createPortal({ config, accounts, limiter, store, emailStore, attempts, mailer, mailLinks, tuning = {}, webhooks, onError }: PortalDeps): Portal {
   const hasher = new PasswordHasher({ cost: tuning.passwordCost });
   const unsubscribe = new UnsubscribeSignatures(config.internalJwtSecret);
   const emails = new AccountEmails({
@@ -69,6 +71,7 @@ export function createPortal({ config, accounts, limiter, store, emailStore, att
     hasher,
     unsubscribe,
     verificationRequired: config.smtpUrl !== undefined,
+    onError,
   });
   const service = new PortalService({
     accounts,

@@ -121,7 +121,9 @@ export class PortalService {
     return this.keys.createKey(accountId, input);
   }
 
-  rollKey(accountId: string, keyId: string, gracePeriodSeconds: number): Promise<RolledKey> {
+  /** Rolling makes a new key: it waits for the verification as creating one does. */
+  async rollKey(accountId: string, keyId: string, gracePeriodSeconds: number): Promise<RolledKey> {
+    await this.deps.emails.requireVerified(accountId);
     return this.keys.rollKey(accountId, keyId, gracePeriodSeconds);
   }
 
