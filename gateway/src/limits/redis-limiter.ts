@@ -11,6 +11,7 @@ import {
   HISTORY_DAYS_KEPT,
   type BanPolicy,
   type DailyCount,
+  type DecisionNowOrLater,
   type KeyRef,
   type KeySubject,
   type LimitDecision,
@@ -98,10 +99,17 @@ export class RedisLimiter implements Limiter {
     );
   }
 
-  async consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision> {
-    const local = this.answerLocally(subject, now ?? Date.now());
-    if (local) return local;
+  /** A refusal this replica already knows is answered at once, with no Redis command and no promise. */
+  consumeKey(subject: KeySubject, now?: number): DecisionNowOrLater {
+    return this.answerLocally(subject, now ?? Date.now()) ?? this.consumeInRedis(subject, now);
+  }
 
+  consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision> {
+    return this.anonymous.consume(ip, perMinute, now);
+  }
+
+  /** The one round trip of an accepted request: the script checks and counts atomically. */
+  private async consumeInRedis(subject: KeySubject, now: number | undefined): Promise<LimitDecision> {
     const { accountId, keyId, quotas } = subject;
     const day = this.gatewayDay();
     const raw = await this.call(
@@ -121,10 +129,6 @@ export class RedisLimiter implements Limiter {
     );
     // TTLs come from Redis's clock; they are anchored on ours so headers agree with the gateway's Date.
     return this.remember(subject, parseConsumeReply(raw), now ?? Date.now());
-  }
-
-  consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision> {
-    return this.anonymous.consume(ip, perMinute, now);
   }
 
   async usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]> {

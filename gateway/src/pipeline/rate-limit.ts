@@ -65,8 +65,12 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     // A store failure is never a 429; the limiter falls back by itself, so a rejection is a bug (500).
     if (!principal) charge(req, res).then(next, next);
     else {
-      const decision = tracingOn() ? traceRateLimit(req, res, principal, () => options.limiter.consumeKey(principal)) : options.limiter.consumeKey(principal);
-      decision.then((outcome) => next(decide(res, principal, outcome)), next);
+      // Tracing wants a promise to time; untraced, a refusal the limiter already knows is answered at once.
+      const decision = tracingOn()
+        ? traceRateLimit(req, res, principal, () => Promise.resolve(options.limiter.consumeKey(principal)))
+        : options.limiter.consumeKey(principal);
+      if (decision instanceof Promise) decision.then((outcome) => next(decide(res, principal, outcome)), next);
+      else next(decide(res, principal, decision));
     }
   };
 }
