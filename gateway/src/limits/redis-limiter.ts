@@ -112,19 +112,22 @@ export class RedisLimiter implements Limiter {
   private async consumeInRedis(subject: KeySubject, now: number | undefined): Promise<LimitDecision> {
     const { accountId, keyId, quotas } = subject;
     const day = this.gatewayDay();
-    const raw = await this.call(
-      () =>
-        this.client.rlGatewayConsume(
-          this.names.minute(accountId),
-          ...this.names.daysAround(accountId, day),
-          this.names.ban({ accountId, keyId }),
-          this.names.rejections({ accountId, keyId }),
-          day,
-          quotas.perMinute,
-          quotas.perDay,
-          banThreshold(this.ban, quotas),
-          this.ban.seconds * 1000,
-        ),
+    // `call` without its closure: this runs on every accepted request (issue 29).
+    const unready = this.unready();
+    if (unready) throw unready;
+    const raw = await withDeadline(
+      this.client.rlGatewayConsume(
+        this.names.minute(accountId),
+        ...this.names.daysAround(accountId, day),
+        this.names.ban({ accountId, keyId }),
+        this.names.rejections({ accountId, keyId }),
+        day,
+        quotas.perMinute,
+        quotas.perDay,
+        banThreshold(this.ban, quotas),
+        this.ban.seconds * 1000,
+      ),
+      this.timeoutMs,
       'rate limit script',
     );
     // TTLs come from Redis's clock; they are anchored on ours so headers agree with the gateway's Date.
@@ -234,9 +237,14 @@ export class RedisLimiter implements Limiter {
   }
 
   private call<T>(work: () => Promise<T>, what: string): Promise<T> {
-    // Without this, a client built with an offline queue would hold requests until it reconnects.
-    if (this.client.status !== 'ready') return Promise.reject(new StoreUnavailableError(`redis is ${this.client.status}`));
+    const unready = this.unready();
+    if (unready) return Promise.reject(unready);
     return withDeadline(work(), this.timeoutMs, what);
+  }
+
+  /** The failure to report instead of sending: a client built with an offline queue would otherwise hold requests until it reconnects. */
+  private unready(): StoreUnavailableError | undefined {
+    return this.client.status === 'ready' ? undefined : new StoreUnavailableError(`redis is ${this.client.status}`);
   }
 
   /** The gateway's UTC day number, by its own clock: the script picks among the day before, this one and the next by Redis TIME. */
