@@ -1,6 +1,6 @@
 /**
  * The rate-limit stage with the gateway's limiter (failover over Redis, a real redis-server), old
- * code against new: `node dist/bench/micro/rate-limit-stage.js OLD_DIST [refused|accepted|anonymous]`
+ * code against new: `node dist/bench/micro/rate-limit-stage.js OLD_DIST [refused|accepted|anonymous] [ROUNDS]`
  * (see `app-middleware.ts` for OLD_DIST). Each call runs one request through the stage (`rateLimit`)
  * up to its `next`, headers set on a real `ServerResponse`:
  * - `refused` (default): a key whose account is over its quota, refused by the replica from what
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
   const old = process.argv[2];
   const scenario = (process.argv[3] ?? 'refused') as Scenario;
   if (!old || !['refused', 'accepted', 'anonymous'].includes(scenario)) {
-    process.stderr.write('usage: node dist/bench/micro/rate-limit-stage.js OLD_DIST [refused|accepted|anonymous]\n');
+    process.stderr.write('usage: node dist/bench/micro/rate-limit-stage.js OLD_DIST [refused|accepted|anonymous] [ROUNDS]\n');
     process.exit(2);
   }
   const redis = await TestRedis.start();
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
         old: () => variants.old.call(),
         new: () => variants.new.call(),
       },
-      { iterations: scenario === 'accepted' ? 2_000 : 20_000, settled: async () => void (await Promise.all([variants.old.settled(), variants.new.settled()])) },
+      { rounds: Number(process.argv[4] ?? 9), iterations: scenario === 'accepted' ? 2_000 : 20_000, settled: async () => void (await Promise.all([variants.old.settled(), variants.new.settled()])) },
     );
     process.stdout.write(`${scenario}\n${timingText(timings)}\n`);
   } finally {

@@ -82,7 +82,7 @@ export class RedisLimiter implements Limiter {
     this.layout = storeLayout(options.redis, this.timeoutMs);
     this.mode = this.layout.kind;
     this.parts = {
-      ofAccount: (accountId) => this.layout.partOf(this.names.minute(accountId)),
+      ofAccount: (accountId) => this.layout.partOf(this.names.ofAccount(accountId, this.gatewayDay()).minute),
       // rate-limiter-flexible's key for this client (its prefix, a colon, the key it is given).
       ofAnonymous: (ip) => this.layout.partOf(`${this.names.anonymousPrefix}:${ip}`),
       degradedMode: (unavailable) => this.layout.degradedMode(unavailable),
@@ -110,18 +110,21 @@ export class RedisLimiter implements Limiter {
 
   /** The one round trip of an accepted request: the script checks and counts atomically. */
   private async consumeInRedis(subject: KeySubject, now: number | undefined): Promise<LimitDecision> {
-    const { accountId, keyId, quotas } = subject;
-    const day = this.gatewayDay();
+    const { accountId, quotas } = subject;
+    const account = this.names.ofAccount(accountId, this.gatewayDay());
+    const key = this.names.ofKey(subject);
     // `call` without its closure: this runs on every accepted request (issue 29).
     const unready = this.unready();
     if (unready) throw unready;
     const raw = await withDeadline(
       this.client.rlGatewayConsume(
-        this.names.minute(accountId),
-        ...this.names.daysAround(accountId, day),
-        this.names.ban({ accountId, keyId }),
-        this.names.rejections({ accountId, keyId }),
-        day,
+        account.minute,
+        account.dayBefore,
+        account.today,
+        account.dayAfter,
+        key.ban,
+        key.rejections,
+        account.day,
         quotas.perMinute,
         quotas.perDay,
         banThreshold(this.ban, quotas),
