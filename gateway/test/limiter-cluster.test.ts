@@ -76,7 +76,7 @@ describe('limiter on Redis Cluster', () => {
     expect(new Set(await Promise.all(accounts.map(async (id) => (await cluster.nodeForKey(minuteKey(id))).port)))).toEqual(new Set(cluster.nodes.map((n) => n.port)));
 
     const decisions = await Promise.all(
-      accounts.flatMap((accountId) => Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).consumeKey(subjectOf(accountId, 20)).then((d) => ({ accountId, d })))),
+      accounts.flatMap((accountId) => Array.from({ length: 40 }, (_, i) => Promise.resolve((i % 2 === 0 ? a : b).consumeKey(subjectOf(accountId, 20))).then((d) => ({ accountId, d })))),
     );
     for (const accountId of accounts) {
       const mine = decisions.filter((x) => x.accountId === accountId).map((x) => x.d.outcome);

@@ -124,6 +124,22 @@ export function limiterContract(name: string, { open, clockDrivesWindows, shared
         expect(later.retryAfterMs).toBe(first.retryAfterMs - 1_000);
       });
 
+      it('when the limiter already knows a refusal or a ban, then it answers at once: a decision, not a promise (the 429 path)', async () => {
+        const limits = await limiter({ threshold: 2, seconds: 900 });
+        const subject = subjectOf({ perMinute: 1, perDay: 100 });
+        const now = Date.now();
+        // The request that uses the last unit tells every limiter the next one will be refused.
+        expect((await limits.consumeKey(subject, now)).outcome).toBe('allowed');
+        const refused = limits.consumeKey(subject, now);
+        expect(refused).not.toBeInstanceOf(Promise);
+        expect(refused).toMatchObject({ outcome: 'limited', binding: 'minute' });
+        // Reaching the ban threshold may have to tell the shared store; the ban is known locally after that.
+        expect((await limits.consumeKey(subject, now)).outcome).toBe('banned');
+        const banned = limits.consumeKey(subject, now + 1);
+        expect(banned).not.toBeInstanceOf(Promise);
+        expect(banned).toMatchObject({ outcome: 'banned' });
+      });
+
       it('when the account\'s quotas change while it is refused, then the new quotas decide at once (no cached refusal outlives them)', async () => {
         const limits = await limiter();
         const subject = subjectOf({ perMinute: 1, perDay: 100 });

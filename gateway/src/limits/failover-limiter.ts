@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DailyCount, KeyRef, KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
+import type { DailyCount, DecisionNowOrLater, KeyRef, KeySubject, LimitDecision, Limiter, Quotas, WindowState } from './types';
 import type { MemoryLimiter } from './memory-limiter';
 import type { StorePart } from './store-parts';
 
@@ -54,8 +54,16 @@ export class FailoverLimiter implements Limiter {
     return this.down.size;
   }
 
-  consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision> {
-    return this.either(this.options.parts.ofAccount(subject.accountId), (limiter) => limiter.consumeKey(subject, now));
+  /** A decision either limiter knows at once is passed on as it is: only a promise can fail over. */
+  consumeKey(subject: KeySubject, now?: number): DecisionNowOrLater {
+    const part = this.options.parts.ofAccount(subject.accountId);
+    if (this.down.has(part.id)) return this.options.fallback.consumeKey(subject, now);
+    const decision = this.options.primary.consumeKey(subject, now);
+    if (!(decision instanceof Promise)) return decision;
+    return decision.catch((err: unknown) => {
+      this.markDown(part, err);
+      return this.options.fallback.consumeKey(subject, now);
+    });
   }
 
   consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision> {

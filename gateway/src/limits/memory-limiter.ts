@@ -1,6 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AnonymousLimiter } from './anonymous';
-import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type KeyRef, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowState } from './types';
+import { HISTORY_DAYS_KEPT, type BanPolicy, type DailyCount, type DecisionNowOrLater, type KeyRef, type KeySubject, type LimitDecision, type Limiter, type Quotas, type WindowState } from './types';
 import { accountWindows, countRejection, lastUtcDays, MINUTE_MS, nextUtcMidnightMs, refusingWindow, utcDate, utcDay } from './windows';
 
 interface AccountCounts {
@@ -37,8 +37,9 @@ export class MemoryLimiter implements Limiter {
 
   constructor(private readonly ban: BanPolicy) {}
 
-  consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision> {
-    return Promise.resolve(this.decide(subject, now ?? Date.now()));
+  /** Always decided at once: nothing to wait for. */
+  consumeKey(subject: KeySubject, now?: number): DecisionNowOrLater {
+    return this.decide(subject, now ?? Date.now());
   }
 
   consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision> {

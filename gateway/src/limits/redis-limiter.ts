@@ -11,6 +11,7 @@ import {
   HISTORY_DAYS_KEPT,
   type BanPolicy,
   type DailyCount,
+  type DecisionNowOrLater,
   type KeyRef,
   type KeySubject,
   type LimitDecision,
@@ -81,7 +82,7 @@ export class RedisLimiter implements Limiter {
     this.layout = storeLayout(options.redis, this.timeoutMs);
     this.mode = this.layout.kind;
     this.parts = {
-      ofAccount: (accountId) => this.layout.partOf(this.names.minute(accountId)),
+      ofAccount: (accountId) => this.layout.partOf(this.names.ofAccount(accountId, this.gatewayDay()).minute),
       // rate-limiter-flexible's key for this client (its prefix, a colon, the key it is given).
       ofAnonymous: (ip) => this.layout.partOf(`${this.names.anonymousPrefix}:${ip}`),
       degradedMode: (unavailable) => this.layout.degradedMode(unavailable),
@@ -98,33 +99,42 @@ export class RedisLimiter implements Limiter {
     );
   }
 
-  async consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision> {
-    const local = this.answerLocally(subject, now ?? Date.now());
-    if (local) return local;
-
-    const { accountId, keyId, quotas } = subject;
-    const day = this.gatewayDay();
-    const raw = await this.call(
-      () =>
-        this.client.rlGatewayConsume(
-          this.names.minute(accountId),
-          ...this.names.daysAround(accountId, day),
-          this.names.ban({ accountId, keyId }),
-          this.names.rejections({ accountId, keyId }),
-          day,
-          quotas.perMinute,
-          quotas.perDay,
-          banThreshold(this.ban, quotas),
-          this.ban.seconds * 1000,
-        ),
-      'rate limit script',
-    );
-    // TTLs come from Redis's clock; they are anchored on ours so headers agree with the gateway's Date.
-    return this.remember(subject, parseConsumeReply(raw), now ?? Date.now());
+  /** A refusal this replica already knows is answered at once, with no Redis command and no promise. */
+  consumeKey(subject: KeySubject, now?: number): DecisionNowOrLater {
+    return this.answerLocally(subject, now ?? Date.now()) ?? this.consumeInRedis(subject, now);
   }
 
   consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision> {
     return this.anonymous.consume(ip, perMinute, now);
+  }
+
+  /** The one round trip of an accepted request: the script checks and counts atomically. */
+  private async consumeInRedis(subject: KeySubject, now: number | undefined): Promise<LimitDecision> {
+    const { accountId, quotas } = subject;
+    const account = this.names.ofAccount(accountId, this.gatewayDay());
+    const key = this.names.ofKey(subject);
+    // `call` without its closure: this runs on every accepted request (issue 29).
+    const unready = this.unready();
+    if (unready) throw unready;
+    const raw = await withDeadline(
+      this.client.rlGatewayConsume(
+        account.minute,
+        account.dayBefore,
+        account.today,
+        account.dayAfter,
+        key.ban,
+        key.rejections,
+        account.day,
+        quotas.perMinute,
+        quotas.perDay,
+        banThreshold(this.ban, quotas),
+        this.ban.seconds * 1000,
+      ),
+      this.timeoutMs,
+      'rate limit script',
+    );
+    // TTLs come from Redis's clock; they are anchored on ours so headers agree with the gateway's Date.
+    return this.remember(subject, parseConsumeReply(raw), now ?? Date.now());
   }
 
   async usage(accountId: string, quotas: Quotas, now?: number): Promise<WindowState[]> {
@@ -230,9 +240,14 @@ export class RedisLimiter implements Limiter {
   }
 
   private call<T>(work: () => Promise<T>, what: string): Promise<T> {
-    // Without this, a client built with an offline queue would hold requests until it reconnects.
-    if (this.client.status !== 'ready') return Promise.reject(new StoreUnavailableError(`redis is ${this.client.status}`));
+    const unready = this.unready();
+    if (unready) return Promise.reject(unready);
     return withDeadline(work(), this.timeoutMs, what);
+  }
+
+  /** The failure to report instead of sending: a client built with an offline queue would otherwise hold requests until it reconnects. */
+  private unready(): StoreUnavailableError | undefined {
+    return this.client.status === 'ready' ? undefined : new StoreUnavailableError(`redis is ${this.client.status}`);
   }
 
   /** The gateway's UTC day number, by its own clock: the script picks among the day before, this one and the next by Redis TIME. */

@@ -24,6 +24,13 @@ export type LimitDecision =
   | { outcome: 'limited'; windows: WindowState[]; binding: WindowName; retryAfterMs: number }
   | { outcome: 'banned'; windows: WindowState[]; bannedUntilMs: number };
 
+/**
+ * A decision as `consumeKey` gives it: a plain one when the limiter knows it without asking its store
+ * (a refusal it has cached, anything the in-process limiter decides), a promise otherwise. A refusal
+ * is the path a client over its quota hammers (issue 29): it costs no promise and no microtask hop.
+ */
+export type DecisionNowOrLater = LimitDecision | Promise<LimitDecision>;
+
 /** A key and the account it belongs to: the limiter keeps a key's ban beside its account's windows. */
 export interface KeyRef {
   accountId: string;
@@ -55,8 +62,11 @@ export interface BanPolicy {
  * an exception always means the store failed (and must never become a 429).
  */
 export interface Limiter {
-  /** Checks the ban, then both windows, and counts the request only when both accept it: one atomic step. */
-  consumeKey(subject: KeySubject, now?: number): Promise<LimitDecision>;
+  /**
+   * Checks the ban, then both windows, and counts the request only when both accept it: one atomic
+   * step. A decision known locally comes back as it is, not in a promise (`DecisionNowOrLater`).
+   */
+  consumeKey(subject: KeySubject, now?: number): DecisionNowOrLater;
   /** The per-IP minute window for requests without a valid key. */
   consumeAnonymous(ip: string, perMinute: number, now?: number): Promise<LimitDecision>;
   /** Current usage without counting anything (for the ops API). */

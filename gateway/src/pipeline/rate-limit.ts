@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { clientSubject } from '../limits/client-subject';
 import { rateLimitHeaders } from '../limits/headers';
@@ -21,21 +21,22 @@ export interface RateLimitOptions {
 
 /**
  * Charges a request without a valid key to its client's anonymous budget, puts that limit's
- * headers on the response, and gives the refusal to answer with when the budget is spent
- * (undefined when accepted).
+ * headers on the response, and goes on, with the refusal to answer when the budget is spent. No
+ * async frame: this runs on every request without a valid key (the 401 path, issue 29).
  */
-type AnonymousCharge = (req: Request, res: Response) => Promise<ApiError | undefined>;
-
-function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): AnonymousCharge {
-  return async (req, res) => {
-    const subject = clientSubject(req.ip, anonIpv6PrefixLength);
-    const decision = await (tracingOn()
-      ? traceRateLimit(req, res, undefined, () => limiter.consumeAnonymous(subject, anonPerMinute))
-      : limiter.consumeAnonymous(subject, anonPerMinute));
+function anonymousCharge({ limiter, anonPerMinute, anonIpv6PrefixLength, onDecision }: RateLimitOptions): RequestHandler {
+  const decide = (res: Response, decision: LimitDecision): ApiError | undefined => {
     onDecision(decision.outcome, 'anonymous');
     const retryAfter = applyHeaders(res, decision);
     if (decision.outcome === 'allowed') return undefined;
     return new ApiError('rate_limited', `Rate limit exceeded: the per-minute limit for requests without a valid API key is used up; retry after ${retryAfter} seconds.`);
+  };
+  return (req, res, next) => {
+    const subject = clientSubject(req.ip, anonIpv6PrefixLength);
+    const decision = tracingOn()
+      ? traceRateLimit(req, res, undefined, () => limiter.consumeAnonymous(subject, anonPerMinute))
+      : limiter.consumeAnonymous(subject, anonPerMinute);
+    decision.then((outcome) => next(decide(res, outcome)), next);
   };
 }
 
@@ -63,10 +64,14 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
   return (req, res, next) => {
     const { principal } = v1Locals(res);
     // A store failure is never a 429; the limiter falls back by itself, so a rejection is a bug (500).
-    if (!principal) charge(req, res).then(next, next);
+    if (!principal) charge(req, res, next);
     else {
-      const decision = tracingOn() ? traceRateLimit(req, res, principal, () => options.limiter.consumeKey(principal)) : options.limiter.consumeKey(principal);
-      decision.then((outcome) => next(decide(res, principal, outcome)), next);
+      // Tracing wants a promise to time; untraced, a refusal the limiter already knows is answered at once.
+      const decision = tracingOn()
+        ? traceRateLimit(req, res, principal, () => Promise.resolve(options.limiter.consumeKey(principal)))
+        : options.limiter.consumeKey(principal);
+      if (decision instanceof Promise) decision.then((outcome) => next(decide(res, principal, outcome)), next);
+      else next(decide(res, principal, decision));
     }
   };
 }
