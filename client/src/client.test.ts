@@ -209,10 +209,11 @@ describe('AnimalStoreClient against a real HTTP server', () => {
   });
 
   it('when the caller aborts during a wait between retries, then the call rejects with the abort reason at once, and sends nothing more', async () => {
-    api = await ScriptedApi.start(errorAnswer(429, 'rate_limited', { 'Retry-After': '4', ...rateLimitHeaders(0, 4) }), json(200, []));
+    const scripted = await ScriptedApi.start(errorAnswer(429, 'rate_limited', { 'Retry-After': '4', ...rateLimitHeaders(0, 4) }), json(200, []));
+    api = scripted;
     const controller = new AbortController();
-    const call = api.client({ timeoutMs: 30_000 }).listPets({ signal: controller.signal });
-    await waitFor(() => api.seen.length === 1, 10_000, 'the first try');
+    const call = scripted.client({ timeoutMs: 30_000 }).listPets({ signal: controller.signal });
+    await waitFor(() => scripted.seen.length === 1, 10_000, 'the first try');
     const abortedAt = Date.now();
     controller.abort();
     const error = await rejection(call);
@@ -221,7 +222,7 @@ describe('AnimalStoreClient against a real HTTP server', () => {
     expect(Date.now() - abortedAt).toBeLessThan(2_000);
     // Past the moment the retry would have been sent: nothing was.
     await new Promise((resolve) => setTimeout(resolve, 4_500 - (Date.now() - abortedAt)));
-    expect(api.seen).toHaveLength(1);
+    expect(scripted.seen).toHaveLength(1);
   });
 
   it('when the signal is already aborted, then nothing is sent', async () => {
