@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { maskUrlCredentials } from '../../shared/src/redact';
+import { tracing } from '../../shared/src/tracing/runtime';
 
 /**
  * Redis connections that never make a request wait long: no offline queue (a command
@@ -33,8 +34,11 @@ const reconnectDelay = (attempt: number) => Math.min(50 * attempt, 500);
 /**
  * Commands issued in one event-loop turn (concurrent requests' limiter scripts) go out in one write
  * and their replies come back in one read: the same commands, far fewer system calls under load.
+ * Not with tracing on: ioredis sends a batch in the context of its first command, so the ioredis
+ * instrumentation would parent a request's limiter call under whatever other request or job queued
+ * first in that turn; a trace must show each call where it was made.
  */
-const AUTO_PIPELINING = { enableAutoPipelining: true } as const;
+const autoPipelining = (): Pick<RedisOptions, 'enableAutoPipelining'> => ({ enableAutoPipelining: tracing === undefined });
 
 /**
  * How long a `disconnect()` waits for the socket to close before destroying it. ioredis arms that
@@ -44,8 +48,8 @@ const AUTO_PIPELINING = { enableAutoPipelining: true } as const;
  */
 export const DISCONNECT_TIMEOUT_MS = 100;
 
-const requestPathOptions: RedisOptions = {
-  ...AUTO_PIPELINING,
+const requestPathOptions = (): RedisOptions => ({
+  ...autoPipelining(),
   disconnectTimeout: DISCONNECT_TIMEOUT_MS,
   enableOfflineQueue: false,
   commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -53,7 +57,7 @@ const requestPathOptions: RedisOptions = {
   connectTimeout: 1_000,
   retryStrategy: reconnectDelay,
   lazyConnect: true,
-};
+});
 
 /**
  * The cluster equivalent. ioredis gives each node connection an offline queue of its own whatever
@@ -62,8 +66,8 @@ const requestPathOptions: RedisOptions = {
  * which is what carries a command over a replica's promotion. The cluster-level offline queue is
  * off: while no node at all is reachable, commands fail at once.
  */
-const clusterRequestPathOptions: ClusterOptions = {
-  ...AUTO_PIPELINING,
+const clusterRequestPathOptions = (): ClusterOptions => ({
+  ...autoPipelining(),
   enableOfflineQueue: false,
   clusterRetryStrategy: reconnectDelay,
   lazyConnect: true,
@@ -75,18 +79,18 @@ const clusterRequestPathOptions: ClusterOptions = {
   // them is bounced into ioredis's 100 ms retry loop: requests then miss their deadline on a healthy
   // cluster.
   redisOptions: { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false, disconnectTimeout: DISCONNECT_TIMEOUT_MS },
-};
+});
 
 /** The connection commands go through. Resolves once connected, or after `waitMs` even if not (the gateway then starts degraded). */
 export async function connectRedis(url: string, waitMs = 2_000): Promise<Redis> {
-  const client = new Redis(url, requestPathOptions);
+  const client = new Redis(url, requestPathOptions());
   await connectWithin(client, waitMs);
   return client;
 }
 
 /** The same for a cluster: resolves once the slot map is known, or after `waitMs`. */
 export async function connectCluster(nodes: readonly ClusterNode[], waitMs = 2_000): Promise<Cluster> {
-  const client = new Cluster(nodes.map((node) => ({ ...node })), clusterRequestPathOptions);
+  const client = new Cluster(nodes.map((node) => ({ ...node })), clusterRequestPathOptions());
   await connectWithin(client, waitMs);
   return client;
 }
@@ -124,7 +128,7 @@ export interface FeedSubscriber {
  */
 export function createSubscriber(url: string): Redis {
   const client = new Redis(url, {
-    ...requestPathOptions,
+    ...requestPathOptions(),
     enableAutoPipelining: false,
     enableOfflineQueue: true,
     commandTimeout: undefined,
