@@ -119,11 +119,16 @@ describe('npm run bench -- --quick', () => {
     // a key refused while limited is answered by the local refusal cache, so its refusals cost Redis
     // (nearly) nothing. Redis CPU is read in clock ticks (10 ms), which a quick run may not fill: it
     // must be measured (a number), not more.
+    // "Nearly": Redis also runs the gateway's background work (the key cache's refresh, the job
+    // queues' and the expiring-key sweep's polling), a few commands a second whatever the load,
+    // which a slow machine spreads over fewer requests. A refusal that asked Redis would cost at
+    // least one command each; half a command per request tells the two apart at any speed.
+    const nearlyNothing = 0.5;
     for (const r of report.scenarios.filter((x) => x.target === 'gateway-redis')) {
       const refused = r.id === 'gateway-redis/refused';
-      expect({ id: r.id, askedRedis: r.redisCommandsPerRequest.total > (refused ? 0.01 : 0) }).toEqual({ id: r.id, askedRedis: !refused });
+      expect({ id: r.id, askedRedis: r.redisCommandsPerRequest.total > (refused ? nearlyNothing : 0) }).toEqual({ id: r.id, askedRedis: !refused });
       expect(r.redisRoundTrips?.requests).toBeGreaterThan(0);
-      expect({ id: r.id, sentToRedis: (r.redisRoundTrips?.sentTotalPerRequest ?? 0) > (refused ? 0.01 : 0) }).toEqual({ id: r.id, sentToRedis: !refused });
+      expect({ id: r.id, sentToRedis: (r.redisRoundTrips?.sentTotalPerRequest ?? 0) > (refused ? nearlyNothing : 0) }).toEqual({ id: r.id, sentToRedis: !refused });
       expect(Number.isFinite(r.cpuMicrosPerRequest.redis)).toBe(true);
       expect(r.peakRssMiB.redis).toBeGreaterThan(0);
     }
