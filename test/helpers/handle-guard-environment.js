@@ -2,8 +2,14 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { TestEnvironment } = require('jest-environment-node');
 const { activeResources, addedResources: added } = require('./active-resources');
 
-/** How long a file's handles may take to go after its last test: closing a socket or a child process is asynchronous. */
-const SETTLE_MS = 10_000;
+/**
+ * How long a file's handles may take to go after its last test: closing a socket or a child process
+ * is asynchronous, and a client closing against a Redis Cluster that is stopping can keep a timer for
+ * seconds. 10 s was not enough with two full suites side by side on two cores (a cluster file's
+ * Timeout, gone when run alone): the wait ends as soon as the handles are gone, so only a file that
+ * really leaks pays it.
+ */
+const SETTLE_MS = 30_000;
 
 /**
  * The service tier's environment: a test file fails if it leaves a handle open (a socket, a server,
