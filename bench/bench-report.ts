@@ -3,7 +3,7 @@
  * chart, the report and the bench itself read one shape without importing one another.
  */
 import type { IdempotencyCost } from './idempotency-cost';
-import type { TracingCost } from './tracing-cost';
+import type { GatewayDifference, TracingCost } from './tracing-cost';
 import type { BenchOptions } from './options';
 import type { MachineInfo } from './output';
 import type { OtherWorkFigure } from './other-work';
@@ -53,6 +53,8 @@ export interface BenchReport {
   idempotency: IdempotencyCost[];
   /** What tracing at 10 % costs a served request (bench/tracing-cost.ts). */
   tracing?: TracingCost;
+  /** This build's gateway against `--baseline`'s ('off' the baseline, 'on' this build). */
+  baseline?: GatewayDifference;
   /** Judged on the median ratios, unless the verdict is `refused`. */
   checks: Check[];
   /** Other processes' CPU over all the runs' measured time; above its limit, no verdict. */

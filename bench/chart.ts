@@ -22,6 +22,7 @@ const PROCESS_COLOURS: [ProcessName, string, string][] = [
   ['gateway-redis', '#1f6feb', 'gateway'],
   ['gateway-memory', '#1f6feb', 'gateway'],
   ['gateway-traced', '#1f6feb', 'gateway'],
+  ['gateway-baseline', '#1f6feb', 'gateway'],
   ['hop', '#8957e5', 'bare node:http hop'],
   ['express-hop', '#bf8700', 'bare Express+HPM hop'],
   ['pets', '#2da44e', 'pets-service'],

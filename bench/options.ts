@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { COMPILED_SERVICES } from '../tools/compiled';
 import { ROOT } from './processes';
 
 export type BenchMode = 'full' | 'quick' | 'soak' | 'profile';
@@ -40,6 +42,11 @@ export interface BenchOptions {
    * soak and profile run on it alone.
    */
   benchNode?: string;
+  /**
+   * The compiled gateway of another build (`--baseline DIR`: a checkout of, say, the last main, built
+   * with `npm run build`), measured on Redis beside this build's in the same interleaved rounds.
+   */
+  baselineGateway?: string;
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -62,6 +69,9 @@ export const USAGE = `npm run bench [-- options]
                     meanwhile, up to N times (default 3; quick 0)
   --no-in-process   leave out the gateway without Redis
   --out DIR         where results go (default bench/results)
+  --baseline DIR    also measure the gateway of another build (a checkout built with npm run
+                    build, e.g. the last main's) on Redis, GET list, in the same rounds as this
+                    one's: what a change costs, alternated on one machine
   BENCH_LOG_LEVEL   the services' LOG_LEVEL (default info)
   BENCH_NODE        a second Node executable for the gateways and hops (e.g. /work/node24/bin/node):
                     the bench runs once on the Node in PATH, once on it, and reports both; soak and
@@ -77,7 +87,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"\n\n${USAGE}`);
     const name = arg.slice(2);
     if (['quick', 'profile', 'no-in-process'].includes(name)) flags.set(name, true);
-    else if (['soak', 'runs', 'rounds', 'repeats', 'seconds', 'warmup', 'connections', 'keys', 'sample', 'out'].includes(name)) {
+    else if (['soak', 'runs', 'rounds', 'repeats', 'seconds', 'warmup', 'connections', 'keys', 'sample', 'out', 'baseline'].includes(name)) {
       const value = argv[i + 1];
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
       flags.set(name, value);
@@ -93,6 +103,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (!Number.isFinite(value) || value < min) throw new UsageError(`--${name} must be a number ≥ ${min}, got "${String(raw)}"`);
     return value;
   };
+  const baseline = flags.get('baseline');
+  const baselineGateway = baseline === undefined ? undefined : path.join(path.resolve(String(baseline)), path.relative(ROOT, COMPILED_SERVICES.gateway));
+  if (baselineGateway !== undefined && !existsSync(baselineGateway)) throw new UsageError(`--baseline: no ${baselineGateway} (build that checkout with npm run build first)`);
   const defaultOut = path.join(ROOT, 'bench', 'results', ...(quick ? ['quick'] : []));
   return {
     mode,
@@ -112,5 +125,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     outDir: path.resolve(String(flags.get('out') ?? defaultOut)),
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
     ...(env.BENCH_NODE ? { benchNode: env.BENCH_NODE } : {}),
+    ...(baselineGateway ? { baselineGateway } : {}),
   };
 }

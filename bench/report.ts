@@ -13,7 +13,7 @@ const num = (value: number | undefined, digits = 0): string =>
 /** One scenario's figures, formatted once for both tables ('–' where a process is not in the scenario). */
 function figuresOf(r: ScenarioResult, digits: number) {
   const front = frontOf(r);
-  const redis = r.target === 'gateway-redis' || r.target === 'gateway-traced';
+  const redis = r.target === 'gateway-redis' || r.target === 'gateway-traced' || r.target === 'gateway-baseline';
   return {
     label: r.label,
     requestsPerSecond: num(r.requestsPerSecond),

@@ -30,7 +30,7 @@ import { aggregate, median, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
 import { waitFor } from '../tools/ports';
-import { tracingCost, tracingCostText } from './tracing-cost';
+import { gatewayDifference, tracingCost, tracingCostText } from './tracing-cost';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
 import { checksOf, ratiosOf } from './targets';
 import { EXIT_STATUS, exitStatus, verdictOf } from './verdict';
@@ -40,10 +40,26 @@ const progress = (line: string) => process.stderr.write(`${line}\n`);
 async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const targets: TargetName[] = ['direct', 'hop', 'express-hop', 'gateway-redis', ...(options.inProcessGateway ? (['gateway-memory'] as const) : []), 'gateway-traced'];
+  const targets: TargetName[] = [
+    'direct',
+    'hop',
+    'express-hop',
+    'gateway-redis',
+    ...(options.inProcessGateway ? (['gateway-memory'] as const) : []),
+    'gateway-traced',
+    ...(options.baselineGateway ? (['gateway-baseline'] as const) : []),
+  ];
   const scenarios = scenariosFor(targets);
   progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${options.runs} runs × ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
-  const system = await startBenchSystem({ inProcessGateway: options.inProcessGateway, tracedGateway: true, hops: ['hop', 'express-hop'], seedPets: 50, logLevel: options.logLevel, frontNode: frontNode.path });
+  const system = await startBenchSystem({
+    inProcessGateway: options.inProcessGateway,
+    tracedGateway: true,
+    ...(options.baselineGateway ? { baselineGateway: options.baselineGateway } : {}),
+    hops: ['hop', 'express-hop'],
+    seedPets: 50,
+    logLevel: options.logLevel,
+    frontNode: frontNode.path,
+  });
   try {
     const load = { connections: options.connections, seconds: options.seconds };
     if (options.warmupSeconds > 0) {
@@ -96,6 +112,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
       ratios,
       idempotency: idempotencyCost(results),
       tracing: tracingCost(results, system.receiver?.exports ?? 0),
+      ...(options.baselineGateway ? { baseline: gatewayDifference(results, 'gateway-baseline', 'gateway-redis') } : {}),
       checks,
       otherWork,
       verdict,
@@ -213,6 +230,7 @@ function print(report: BenchReport): void {
     'What tracing costs a served request (OTLP export, 10 % of traces kept; traced − tracing off):',
     tracingCostText(report.tracing),
     '',
+    ...(report.baseline ? ['This build against --baseline (GET list, gateway on Redis; this − baseline):', tracingCostText(report.baseline), ''] : []),
     `${TARGETS_HEADING[report.verdict]}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks, report.verdict !== 'refused'),
     ...(report.noVerdictBecause ? ['', `NO VERDICT: ${report.noVerdictBecause}`] : []),

@@ -10,11 +10,11 @@ import { LoadGenerator } from './load-protocol';
 import { BenchProcess, COMPILED } from './processes';
 
 /** Where a scenario sends its requests. */
-export type TargetName = 'direct' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced';
+export type TargetName = 'direct' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'gateway-baseline';
 /** The yardsticks: a bare `node:http` hop (`bare-hop.ts`) and a bare Express + http-proxy-middleware hop (`express-hop.ts`). */
 export type HopName = 'hop' | 'express-hop';
 /** Every process whose CPU and memory the bench reads. */
-export type ProcessName = 'pets' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'redis' | 'load';
+export type ProcessName = 'pets' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'gateway-baseline' | 'redis' | 'load';
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   direct: 'direct',
@@ -23,6 +23,7 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   'gateway-redis': 'gateway (Redis)',
   'gateway-memory': 'gateway (in-process)',
   'gateway-traced': 'gateway (Redis), traced 10 %',
+  'gateway-baseline': 'gateway (Redis) of --baseline',
 };
 
 export interface Target {
@@ -55,6 +56,11 @@ export interface SystemOptions {
   inProcessGateway: boolean;
   /** Also start a gateway on Redis with tracing on (TRACED_GATEWAY_ENV), exporting to a receiver that discards. */
   tracedGateway?: boolean;
+  /**
+   * Also start the gateway of another build (`--baseline`: a checkout with its own `dist/`) on
+   * Redis, beside this build's, so that both are measured in the same interleaved rounds.
+   */
+  baselineGateway?: string;
   /** The yardstick hops to start. */
   hops: HopName[];
   /** The Node executable of the processes in front of the pets-service (gateways, hops); the bench's own by default. */
@@ -144,14 +150,16 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
       pids[name] = hop.pid;
     };
 
-    const gateways: [ProcessName & TargetName, Record<string, string>][] = [['gateway-redis', { REDIS_URL: redis.url }]];
+    const gateways: [ProcessName & TargetName, Record<string, string>, string?][] = [['gateway-redis', { REDIS_URL: redis.url }]];
     if (options.inProcessGateway) gateways.push(['gateway-memory', {}]);
     if (receiver) gateways.push(['gateway-traced', { REDIS_URL: redis.url, ...tracedGatewayEnv(receiver.url) }]);
-    const startGateway = async ([name, extra]: (typeof gateways)[number]) => {
+    // Database 1 of the same server: the other build's records never meet this build's, whatever their format.
+    if (options.baselineGateway) gateways.push(['gateway-baseline', { REDIS_URL: `${redis.url}/1` }, options.baselineGateway]);
+    const startGateway = async ([name, extra, script = COMPILED.gateway]: (typeof gateways)[number]) => {
       const [port, adminPort] = [await freePort(), await freePort()];
       const url = `http://127.0.0.1:${port}`;
       const adminUrl = `http://127.0.0.1:${adminPort}`;
-      const gateway = launch(name, COMPILED.gateway, { ...gatewayEnv(petsBase, options.logLevel), PORT: String(port), ADMIN_PORT: String(adminPort), ...extra }, options.frontNode);
+      const gateway = launch(name, script, { ...gatewayEnv(petsBase, options.logLevel), PORT: String(port), ADMIN_PORT: String(adminPort), ...extra }, options.frontNode);
       // Redis mode must really be on Redis, not degraded to in-process counting.
       await gateway.ready(`${url}/readyz`, async (response) => ((await response.json()) as { status?: string }).status === 'ready');
       await gateway.ready(`${adminUrl}/admin/plans`);

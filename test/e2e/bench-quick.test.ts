@@ -37,7 +37,7 @@ interface ScenarioResult {
   otherCores: number;
 }
 
-const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'gateway-redis': 'gateway-redis', 'gateway-traced': 'gateway-traced' };
+const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'gateway-redis': 'gateway-redis', 'gateway-traced': 'gateway-traced', 'gateway-baseline': 'gateway-baseline' };
 
 function expectSaneScenario(r: ScenarioResult, expectedStatus: string): void {
   const context = `${r.id}: ${JSON.stringify(r)}`;
@@ -70,9 +70,10 @@ describe('npm run bench -- --quick', () => {
 
   it('when the quick bench runs with a second Node for the fronts, then it exits 0 and reports every figure of every scenario, the ratios, the targets and a chart, for each Node', async () => {
     // BENCH_NODE is this same Node here (the test must not depend on a second one being installed):
-    // what is checked is that the bench runs twice and reports both runs side by side.
+    // what is checked is that the bench runs twice and reports both runs side by side. The baseline
+    // build is this same checkout: what is checked is that its gateway is measured beside this one's.
     const env = { ...process.env, BENCH_NODE: process.execPath };
-    const { stdout } = await run(process.execPath, [BENCH, '--quick', '--out', out], { cwd: ROOT, env, timeout: 330_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, [BENCH, '--quick', '--out', out, '--baseline', ROOT], { cwd: ROOT, env, timeout: 330_000, maxBuffer: 16 * 1024 * 1024 });
     const report = JSON.parse(readFileSync(path.join(out, 'latest.json'), 'utf8')) as {
       kind: string;
       mode: string;
@@ -80,6 +81,7 @@ describe('npm run bench -- --quick', () => {
       halfRate: { rate: number; scenarios: ScenarioResult[]; addedP99Ms: number };
       ratios: Record<string, number>;
       tracing: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number }; exports: number };
+      baseline: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number } };
       checks: { issue: number; name: string; value: number; target: string; met: boolean }[];
       machine: { cpus: number };
       verdict: string;
@@ -108,6 +110,7 @@ describe('npm run bench -- --quick', () => {
       'gateway-redis/refused': '429',
       'gateway-redis/anonymous': '401',
       'gateway-traced/list': '200',
+      'gateway-baseline/list': '200',
       'direct/create-keyed': '201',
       'gateway-redis/create-keyed': '201',
     };
@@ -179,7 +182,12 @@ describe('npm run bench -- --quick', () => {
     expect(report.tracing.cpuMicros.on).toBeGreaterThan(0);
     expect(report.tracing.requestsPerSecond.on).toBeGreaterThan(0);
     expect(report.tracing.exports).toBeGreaterThan(0);
-    expect(stdout).toMatch(/What tracing costs a served request[^\n]*\n {2}gateway CPU \d+ → \d+ µs per request \([+-]?\d+\)/);
+    expect(stdout).toMatch(/What tracing costs a served request[^\n]*\n {2}gateway CPU \d+ → \d+ µs per request \([+-]?\d+, × [\d.]+\)/);
+    // --baseline: the other build's gateway against this one's, from the same rounds.
+    const baseline = report.scenarios.find((r) => r.id === 'gateway-baseline/list')!;
+    expect(report.baseline.cpuMicros).toEqual({ off: baseline.cpuMicrosPerRequest['gateway-baseline'], on: list.cpuMicrosPerRequest['gateway-redis'], added: expect.any(Number) });
+    expect(report.baseline.requestsPerSecond).toEqual({ off: baseline.requestsPerSecond, on: list.requestsPerSecond });
+    expect(stdout).toMatch(/This build against --baseline[^\n]*\n {2}gateway CPU \d+ → \d+ µs per request/);
 
     // The second run: its own results file, and both runs side by side at the end.
     const major = process.version.replace(/^v(\d+).*/, '$1');
