@@ -1,9 +1,7 @@
-import { TestRedisCluster } from '../../test/helpers/redis-cluster';
 import { AttemptLimits } from '../src/portal/attempt-limits';
 import { portalRedisKeys } from '../src/portal/redis-store';
-import { connectCluster } from '../src/redis';
 import { attemptLimitsContract, CONTRACT_POLICIES as policies } from './attempt-limits.contract';
-import { useRedis } from './support/redis';
+import { useRedis, useRedisCluster } from './support/redis';
 
 const redis = useRedis();
 const keyPrefix = (kind: string) => portalRedisKeys('{gw}:').attempts(kind);
@@ -16,16 +14,6 @@ attemptLimitsContract('on Redis', async () => {
 });
 
 describe('on a Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  beforeAll(async () => {
-    cluster = await TestRedisCluster.start();
-  }, 30_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  attemptLimitsContract('on Redis Cluster', async () => {
-    await cluster.flushAll();
-    return new AttemptLimits({ redis: redis.closeAfter(await connectCluster(cluster.addresses)), keyPrefix, policies });
-  });
+  const cluster = useRedisCluster();
+  attemptLimitsContract('on Redis Cluster', async () => new AttemptLimits({ redis: await cluster.emptyConnection(), keyPrefix, policies }));
 });

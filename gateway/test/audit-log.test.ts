@@ -1,10 +1,8 @@
-import { TestRedisCluster } from '../../test/helpers/redis-cluster';
-import { connectCluster } from '../src/redis';
 import type { Redis } from '../src/redis';
 import { MemoryAuditLog, type AuditLog, type NewAuditEntry } from '../src/audit/audit-log';
 import { RedisAuditLog } from '../src/audit/redis-audit-log';
 import { SeparatedAuditLog } from '../src/audit/separated-audit-log';
-import { useRedis } from './support/redis';
+import { useRedis, useRedisCluster } from './support/redis';
 
 const redis = useRedis();
 let client: Redis;
@@ -88,18 +86,8 @@ auditLogContract('RedisAuditLog', async () => {
 });
 
 describe('on a Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  beforeAll(async () => {
-    cluster = await TestRedisCluster.start();
-  }, 30_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  auditLogContract('RedisAuditLog on Redis Cluster', async () => {
-    await cluster.flushAll();
-    return new RedisAuditLog({ redis: redis.closeAfter(await connectCluster(cluster.addresses)), key: (name) => `{gw}:${name}`, listBudget: 4 });
-  });
+  const cluster = useRedisCluster();
+  auditLogContract('RedisAuditLog on Redis Cluster', async () => new RedisAuditLog({ redis: await cluster.emptyConnection(), key: (name) => `{gw}:${name}`, listBudget: 4 }));
 });
 
 // The same contract with operators' and the portal's entries mixed: actors alternate between the two streams.

@@ -1,8 +1,6 @@
-import { TestRedisCluster } from '../../test/helpers/redis-cluster';
 import { MemoryCrossingMarks, RedisCrossingMarks } from '../src/events/crossing-marks';
-import { connectCluster } from '../src/redis';
 import { crossingMarksContract } from './crossing-marks.contract';
-import { useRedis } from './support/redis';
+import { useRedis, useRedisCluster } from './support/redis';
 
 const redis = useRedis();
 const key = (name: string) => `{gw}:${name}`;
@@ -27,16 +25,8 @@ describe('on Redis', () => {
 });
 
 describe('on a Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  beforeAll(async () => {
-    cluster = await TestRedisCluster.start();
-  }, 30_000);
-  beforeEach(async () => {
-    await cluster.flushAll();
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  crossingMarksContract('RedisCrossingMarks on Redis Cluster', async () => new RedisCrossingMarks(redis.closeAfter(await connectCluster(cluster.addresses)), key), { shared: true });
+  const cluster = useRedisCluster();
+  // Emptied before each test, not at each open: two replicas of one test share what they mark.
+  beforeEach(() => cluster.cluster.flushAll());
+  crossingMarksContract('RedisCrossingMarks on Redis Cluster', async () => new RedisCrossingMarks(await cluster.connection(), key), { shared: true });
 });

@@ -1,8 +1,7 @@
 import { BullJobQueues } from '../src/jobs/bullmq-queues';
 import { MemoryJobQueues } from '../src/jobs/memory-queues';
-import { TestRedisCluster } from '../../test/helpers/redis-cluster';
 import { jobQueueContract } from './job-queue.contract';
-import { useRedis } from './support/redis';
+import { useRedis, useRedisCluster } from './support/redis';
 
 /** The job queues' contract in process, on a real Redis and on a real three-master Redis Cluster. */
 const redis = useRedis();
@@ -28,10 +27,6 @@ describe('BullJobQueues specifics', () => {
 
 describe('on Redis Cluster', () => {
   // Each queue's keys share its hash tag's slot: BullMQ's scripts would fail with CROSSSLOT otherwise.
-  let cluster: TestRedisCluster | undefined;
-  beforeAll(async () => void (cluster = await TestRedisCluster.start()), 30_000);
-  afterAll(async () => cluster?.stop());
-  const nodes = () => (cluster as TestRedisCluster).addresses;
-
-  jobQueueContract('BullJobQueues on Redis Cluster', async () => new BullJobQueues({ clusterNodes: nodes() }, () => undefined), { shared: true });
+  const cluster = useRedisCluster();
+  jobQueueContract('BullJobQueues on Redis Cluster', async () => new BullJobQueues({ clusterNodes: cluster.cluster.addresses }, () => undefined), { shared: true });
 });

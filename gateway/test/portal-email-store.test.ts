@@ -1,10 +1,8 @@
-import { TestRedisCluster } from '../../test/helpers/redis-cluster';
-import { connectCluster } from '../src/redis';
 import { MemoryPortalEmailStore } from '../src/portal/email-store';
 import { RedisPortalEmailStore } from '../src/portal/redis-email-store';
 import type { Redis } from '../src/redis';
 import { portalEmailStoreContract } from './portal-email-store.contract';
-import { useRedis } from './support/redis';
+import { useRedis, useRedisCluster } from './support/redis';
 
 const redis = useRedis();
 let client: Redis;
@@ -21,18 +19,8 @@ portalEmailStoreContract('RedisPortalEmailStore', async () => {
 });
 
 describe('on a Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  beforeAll(async () => {
-    cluster = await TestRedisCluster.start();
-  }, 30_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  portalEmailStoreContract('RedisPortalEmailStore on Redis Cluster', async () => {
-    await cluster.flushAll();
-    return new RedisPortalEmailStore(redis.closeAfter(await connectCluster(cluster.addresses)), '{gw}:');
-  });
+  const cluster = useRedisCluster();
+  portalEmailStoreContract('RedisPortalEmailStore on Redis Cluster', async () => new RedisPortalEmailStore(await cluster.emptyConnection(), '{gw}:'));
 });
 
 describe('RedisPortalEmailStore specifics', () => {

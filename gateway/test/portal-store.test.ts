@@ -1,11 +1,9 @@
-import { TestRedisCluster } from '../../test/helpers/redis-cluster';
-import { connectCluster } from '../src/redis';
 import type { Redis } from '../src/redis';
 import { MemoryPortalStore } from '../src/portal/memory-store';
 import { RedisPortalStore } from '../src/portal/redis-store';
 import { StoreUnavailableError } from '../src/store-errors';
 import { portalStoreContract } from './portal-store.contract';
-import { useRedis } from './support/redis';
+import { useRedis, useRedisCluster } from './support/redis';
 
 const redis = useRedis();
 let client: Redis;
@@ -22,18 +20,8 @@ portalStoreContract('RedisPortalStore', async () => {
 });
 
 describe('on a Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  beforeAll(async () => {
-    cluster = await TestRedisCluster.start();
-  }, 30_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  portalStoreContract('RedisPortalStore on Redis Cluster', async () => {
-    await cluster.flushAll();
-    return new RedisPortalStore(redis.closeAfter(await connectCluster(cluster.addresses)));
-  });
+  const cluster = useRedisCluster();
+  portalStoreContract('RedisPortalStore on Redis Cluster', async () => new RedisPortalStore(await cluster.emptyConnection()));
 });
 
 describe('RedisPortalStore specifics', () => {

@@ -1,9 +1,7 @@
-import { TestRedisCluster } from '../../test/helpers/redis-cluster';
-import { connectCluster } from '../src/redis';
 import { RedisUsageBoard } from '../src/usage/redis-usage-board';
 import { LocalUsageBoard } from '../src/usage/usage-board';
 import { usageBoardContract } from './usage-board.contract';
-import { useRedis } from './support/redis';
+import { useRedis, useRedisCluster } from './support/redis';
 
 const redis = useRedis();
 const key = (name: string) => `{gw}:${name}`;
@@ -18,16 +16,6 @@ usageBoardContract('RedisUsageBoard', async () => {
 });
 
 describe('on a Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  beforeAll(async () => {
-    cluster = await TestRedisCluster.start();
-  }, 30_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  usageBoardContract('RedisUsageBoard on Redis Cluster', async () => {
-    await cluster.flushAll();
-    return new RedisUsageBoard({ redis: redis.closeAfter(await connectCluster(cluster.addresses)), key, flushIntervalMs: FLUSH_MS });
-  });
+  const cluster = useRedisCluster();
+  usageBoardContract('RedisUsageBoard on Redis Cluster', async () => new RedisUsageBoard({ redis: await cluster.emptyConnection(), key, flushIntervalMs: FLUSH_MS }));
 });

@@ -1,9 +1,7 @@
-import { connectCluster } from '../src/redis';
 import { MemoryWebhookStore } from '../src/webhooks/memory-webhook-store';
 import { RedisWebhookStore } from '../src/webhooks/redis-webhook-store';
-import { TestRedisCluster } from '../../test/helpers/redis-cluster';
 import { webhookStoreContract } from './webhook-store.contract';
-import { useRedis } from './support/redis';
+import { useRedis, useRedisCluster } from './support/redis';
 
 const KEPT = 5;
 const redis = useRedis();
@@ -16,16 +14,6 @@ webhookStoreContract('RedisWebhookStore', async () => {
 });
 
 describe('on a Redis Cluster', () => {
-  let cluster: TestRedisCluster;
-  beforeAll(async () => {
-    cluster = await TestRedisCluster.start();
-  }, 30_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  webhookStoreContract('RedisWebhookStore on Redis Cluster', async () => {
-    await cluster.flushAll();
-    return new RedisWebhookStore(redis.closeAfter(await connectCluster(cluster.addresses)), { deliveriesKept: KEPT });
-  });
+  const cluster = useRedisCluster();
+  webhookStoreContract('RedisWebhookStore on Redis Cluster', async () => new RedisWebhookStore(await cluster.emptyConnection(), { deliveriesKept: KEPT }));
 });

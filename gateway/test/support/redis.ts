@@ -1,5 +1,6 @@
 import { TestRedis, type TestRedisOptions } from '../../../test/helpers/redis-server';
-import { connectRedis, type Redis } from '../../src/redis';
+import { TestRedisCluster } from '../../../test/helpers/redis-cluster';
+import { connectCluster, connectRedis, type Cluster, type Redis } from '../../src/redis';
 
 /** What a test opens on the server: a store, a limiter, a gateway, a board (`close`) or a connection (`disconnect`). */
 type Closable = { close(): unknown } | { disconnect(): unknown };
@@ -49,6 +50,40 @@ export function useRedis(options: TestRedisOptions = {}) {
     async reset(): Promise<void> {
       await this.server.start();
       await this.server.flushAll();
+    },
+  };
+}
+
+/**
+ * The same for a real three-master Redis Cluster (`TestRedisCluster`): started before the enclosing
+ * file's or `describe`'s first test (a few seconds), stopped after its last. Call it at the top level
+ * of a test file or of a `describe`; read `cluster` inside hooks and tests.
+ */
+export function useRedisCluster() {
+  let started: TestRedisCluster | undefined;
+  const opened: Cluster[] = [];
+  beforeAll(async () => {
+    started = await TestRedisCluster.start();
+  }, 30_000);
+  afterAll(async () => {
+    for (const client of opened.splice(0).reverse()) client.disconnect();
+    await started?.stop();
+  });
+  return {
+    get cluster(): TestRedisCluster {
+      if (!started) throw new Error('the Redis Cluster fixture starts its cluster in beforeAll');
+      return started;
+    },
+    /** A connection to the cluster, as the gateway opens it (`connectCluster`), closed before the cluster stops. */
+    async connection(): Promise<Cluster> {
+      const client = await connectCluster(this.cluster.addresses);
+      opened.push(client);
+      return client;
+    },
+    /** The same, to the cluster emptied first. */
+    async emptyConnection(): Promise<Cluster> {
+      await this.cluster.flushAll();
+      return this.connection();
     },
   };
 }
