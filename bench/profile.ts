@@ -22,12 +22,14 @@ interface ProfileJob {
  */
 const JOBS: ProfileJob[] = [
   { title: 'GET /v1/pets?limit=20 through the gateway (Redis)', target: 'gateway-redis', request: 'list', profiled: { 'gateway-redis': 'gateway-list', pets: 'pets-list' } },
+  { title: 'GET /v1/pets?limit=20 through the gateway (Redis) traced at 10 %', target: 'gateway-traced', request: 'list', profiled: { 'gateway-traced': 'gateway-traced-list' } },
+  { title: 'GET /v1/pets?limit=20 through the gateway (in-process store)', target: 'gateway-memory', request: 'list', profiled: { 'gateway-memory': 'gateway-memory-list' } },
   { title: 'refused (429) through the gateway (Redis)', target: 'gateway-redis', request: 'refused', profiled: { 'gateway-redis': 'gateway-refused' } },
   { title: 'GET /v1/pets?limit=20 through the bare node:http hop', target: 'hop', request: 'list', profiled: { hop: 'hop-list' } },
   { title: 'GET /v1/pets?limit=20 through the bare Express+HPM hop', target: 'express-hop', request: 'list', profiled: { 'express-hop': 'express-hop-list' } },
   { title: 'GET /pets?limit=20 directly (one token for the whole run)', target: 'direct', request: 'list', profiled: { pets: 'pets-direct-list' } },
 ];
-const NAMES: Partial<Record<ProcessName, string>> = { 'gateway-redis': 'gateway', pets: 'pets-service', hop: 'bare node:http hop', 'express-hop': 'bare Express+HPM hop' };
+const NAMES: Partial<Record<ProcessName, string>> = { 'gateway-redis': 'gateway', 'gateway-traced': 'gateway traced at 10 %', 'gateway-memory': 'gateway (in-process)', pets: 'pets-service', hop: 'bare node:http hop', 'express-hop': 'bare Express+HPM hop' };
 
 export async function runProfiles(options: BenchOptions): Promise<void> {
   const dir = path.join(options.outDir, 'profiles');
@@ -39,7 +41,7 @@ export async function runProfiles(options: BenchOptions): Promise<void> {
     }
     process.stderr.write(`profiling: ${job.title} (${options.seconds} s, ${options.connections} connections)\n`);
     const hops = job.target === 'hop' || job.target === 'express-hop' ? [job.target] : [];
-    const system = await startBenchSystem({ inProcessGateway: false, hops, seedPets: 50, logLevel: options.logLevel, nodeOptions, frontNode: options.benchNode });
+    const system = await startBenchSystem({ inProcessGateway: job.target === 'gateway-memory', tracedGateway: job.target === 'gateway-traced', hops, seedPets: 50, logLevel: options.logLevel, nodeOptions, frontNode: options.benchNode });
     let window: Window;
     let requests: number;
     try {

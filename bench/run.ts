@@ -22,6 +22,7 @@ import { idempotencyCost, idempotencyCostText } from './idempotency-cost';
 import { countRedisTraffic, measure, type RedisTraffic, type RunSample } from './measure';
 import { medianOf, medianScenarios } from './median-of-runs';
 import { machineInfo, writeResults } from './output';
+import { killChildrenOnExit } from './processes';
 import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
 import { OTHER_WORK_LIMIT_CORES, otherWorkFigure, sumOtherWork, type OtherWork } from './other-work';
 import { runProfiles } from './profile';
@@ -246,6 +247,7 @@ async function main(): Promise<void> {
     return;
   }
   const options = parseOptions(process.argv.slice(2));
+  killChildrenOnExit();
   if (options.mode === 'soak') {
     process.exitCode = (await runSoak(options)) ? 0 : 1;
     return;

@@ -1,8 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { parseStat, processSnapshot } from '../../bench/proc';
+import { waitFor } from '../helpers/ports';
 import { ROOT } from '../helpers/processes';
 
 /**
@@ -219,4 +221,34 @@ describe('npm run bench -- --quick', () => {
     expect(Number.isFinite(soak.rssGrowth)).toBe(true);
     expect(typeof soak.check.met).toBe('boolean');
   }, 120_000);
+
+  it('when the bench is stopped while it measures, then none of the processes it started is left running', async () => {
+    const bench = spawn(process.execPath, [BENCH, '--quick', '--out', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let progress = '';
+    bench.stderr.on('data', (chunk: Buffer) => (progress += chunk.toString()));
+    const exited = new Promise<void>((resolve) => bench.once('exit', () => resolve()));
+    // Its system is up once it measures: the services, redis-server and the load generator are its children.
+    await waitFor(() => /round 1\/1/.test(progress), 120_000, 'the bench measuring');
+    const children = processSnapshot().filter((p) => p.ppid === bench.pid);
+    try {
+      expect(children.map((p) => p.name)).toEqual(expect.arrayContaining(['node', 'redis-server']));
+      bench.kill('SIGTERM');
+      await exited;
+      await waitFor(() => children.every((child) => !running(child.pid, child.startTime)), 10_000, 'the children gone');
+    } finally {
+      // Whatever the verdict, nothing of this test keeps running.
+      bench.kill('SIGKILL');
+      for (const child of children.filter((c) => running(c.pid, c.startTime))) process.kill(child.pid, 'SIGKILL');
+    }
+  }, 150_000);
 });
+
+/** The process `pid` is alive and is the one that started at `startTime` (not a reused pid), and not a zombie. */
+function running(pid: number, startTime: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return parseStat(stat).startTime === startTime && !/^\d+ \(.*\) Z /.test(stat);
+  } catch {
+    return false;
+  }
+}
