@@ -4,7 +4,12 @@ import { EventBus } from './event-bus';
 import { QuotaCrossings } from './quota-crossings';
 import type { DomainEvent } from './types';
 
-const DAY_END = Date.UTC(2026, 10, 27);
+/** The end of today (UTC): a fixed date would pass, and a mark that expires before it is made is no mark. */
+const DAY_END = (() => {
+  const now = new Date();
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+})();
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const subject = (accountId = 'acct_1'): KeySubject => ({ accountId, keyId: 'key_1', quotas: { perMinute: 1000, perDay: 10 } });
 const decision = (used: number, limit = 10, resetAtMs = DAY_END, outcome: 'allowed' | 'limited' = 'allowed'): LimitDecision => {
   const windows = [
@@ -33,8 +38,8 @@ describe('QuotaCrossings', () => {
     crossings.observe(subject(), decision(10, 10, DAY_END, 'limited'));
     await settle();
     expect(events.map((e) => [e.type, e.data])).toEqual([
-      ['quota.warning', { accountId: 'acct_1', window: 'day', used: 8, quota: 10, resetAt: '2026-11-27T00:00:00.000Z' }],
-      ['quota.exhausted', { accountId: 'acct_1', window: 'day', used: 10, quota: 10, resetAt: '2026-11-27T00:00:00.000Z' }],
+      ['quota.warning', { accountId: 'acct_1', window: 'day', used: 8, quota: 10, resetAt: new Date(DAY_END).toISOString() }],
+      ['quota.exhausted', { accountId: 'acct_1', window: 'day', used: 10, quota: 10, resetAt: new Date(DAY_END).toISOString() }],
     ]);
     expect(events.every((e) => e.accountId === 'acct_1' && e.id.startsWith('evt_'))).toBe(true);
   });
@@ -58,9 +63,9 @@ describe('QuotaCrossings', () => {
     crossings.observe(subject(), decision(9, 10, DAY_END + 86_400_000));
     await settle();
     expect(events.map((e) => `${e.accountId} ${e.type} ${(e.data as { resetAt: string }).resetAt.slice(0, 10)}`)).toEqual([
-      'acct_1 quota.warning 2026-11-27',
-      'acct_2 quota.warning 2026-11-27',
-      'acct_1 quota.warning 2026-11-28',
+      `acct_1 quota.warning ${dayOf(DAY_END)}`,
+      `acct_2 quota.warning ${dayOf(DAY_END)}`,
+      `acct_1 quota.warning ${dayOf(DAY_END + 86_400_000)}`,
     ]);
   });
 
