@@ -25,9 +25,9 @@ const report = (text) => require('node:fs').writeSync(3, text);
 `;
 
 /** Runs the environment around one "test file" that does `what`; the teardown's verdict. */
-function verdict(what: 'warn' | 'leak'): Promise<string> {
+function verdict(what: 'warn' | 'leak', env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script, what], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, HANDLE_GUARD_SETTLE_MS: '500' } });
+    const child = spawn(process.execPath, ['-e', script, what], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, HANDLE_GUARD_SETTLE_MS: '500', ...env } });
     let said = '';
     child.stdio[3]!.on('data', (chunk: Buffer) => (said += chunk.toString()));
     child.stdout!.resume();
@@ -44,5 +44,9 @@ describe('the service tier’s handle guard', () => {
 
   it('when a file leaves a timer running, then its teardown names the file and the timer', async () => {
     await expect(verdict('leak')).resolves.toMatch(/a-file\.test\.ts left open after its tests: Timeout/);
+  });
+
+  it('when a file leaves a timer running and HANDLE_GUARD_STACKS is set, then the failure says where the timer was created', async () => {
+    await expect(verdict('leak', { HANDLE_GUARD_STACKS: '1' })).resolves.toMatch(/Timeout of 1000 ms, Error: timer created\n\s+at /);
   });
 });

@@ -1,6 +1,14 @@
 const { setTimeout: sleep } = require('node:timers/promises');
 const { TestEnvironment } = require('jest-environment-node');
+const { createHook } = require('node:async_hooks');
 const { activeResources, addedResources: added } = require('./active-resources');
+
+/**
+ * HANDLE_GUARD_STACKS=1: where each timer the file left running was created, in the failure. Off
+ * by default (an async hook on every resource slows the whole tier); for a leak seen only under
+ * load, where `--detectOpenHandles` (in band, and slow) does not reproduce it.
+ */
+const RECORD_STACKS = Boolean(process.env.HANDLE_GUARD_STACKS);
 
 /**
  * How long a file's handles may take to go after its last test: closing a socket or a child process
@@ -31,6 +39,14 @@ class HandleGuardEnvironment extends TestEnvironment {
     void process.stdout;
     void process.stderr;
     this.before = activeResources();
+    if (RECORD_STACKS) {
+      this.timers = new Map();
+      this.hook = createHook({
+        init: (_id, type, _trigger, resource) => {
+          if (type === 'Timeout') this.timers.set(resource, new Error('timer created').stack);
+        },
+      }).enable();
+    }
     await super.setup();
   }
 
@@ -41,8 +57,16 @@ class HandleGuardEnvironment extends TestEnvironment {
       await sleep(50);
       left = added(this.before, activeResources());
     }
+    this.hook?.disable();
     await super.teardown();
-    if (left.length > 0) throw new Error(`${this.testPath} left open after its tests: ${left.join(', ')} (run it alone with --detectOpenHandles to see where they were opened)`);
+    if (left.length > 0) throw new Error(`${this.testPath} left open after its tests: ${left.join(', ')} (run it alone with --detectOpenHandles to see where they were opened)${this.timerStacks()}`);
+  }
+
+  /** With HANDLE_GUARD_STACKS: where the timers still running were created. */
+  timerStacks() {
+    if (!this.timers) return '';
+    const running = [...this.timers].filter(([timer]) => !timer._destroyed && timer.hasRef());
+    return running.map(([timer, stack]) => `\n\nTimeout of ${timer._idleTimeout} ms, ${stack}`).join('');
   }
 }
 
