@@ -95,6 +95,36 @@ export async function connectCluster(nodes: readonly ClusterNode[], waitMs = 2_0
   return client;
 }
 
+/**
+ * Ends a connection: QUIT (replies still due arrive first) or, when that fails or `graceful` is
+ * false, at once. A Cluster also needs its slots refresh stopped: ioredis (5.11,
+ * `resetNodesRefreshInterval`) arms the next periodic refresh when one ends, and one still in
+ * flight when the connection ends arms it on the closed client, every `slotsRefreshInterval`,
+ * forever (a test file's timer, seen with two suites side by side). So wait for that refresh to
+ * end, then clear what it armed.
+ */
+export async function endConnection(client: RedisClient, { graceful = true }: { graceful?: boolean } = {}): Promise<void> {
+  if (graceful) await client.quit().catch(() => client.disconnect());
+  else client.disconnect();
+  if (client instanceof Cluster) await stopSlotsRefresh(client);
+}
+
+/** ioredis's own: whether a slots refresh is in flight, and what clears the periodic one's timer. */
+interface SlotsRefresh {
+  isRefreshing?: boolean;
+  clearNodesRefreshInterval?: () => void;
+}
+
+/** A refresh asks the nodes one after the other, each within `slotsRefreshTimeout`. */
+const SLOTS_REFRESH_END_WAIT_MS = 5_000;
+
+async function stopSlotsRefresh(cluster: Cluster): Promise<void> {
+  const refresh = cluster as unknown as SlotsRefresh;
+  const deadline = Date.now() + SLOTS_REFRESH_END_WAIT_MS;
+  while (refresh.isRefreshing === true && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  refresh.clearNodesRefreshInterval?.();
+}
+
 export function connectTarget(target: RedisTarget, waitMs?: number): Promise<RedisClient> {
   return 'url' in target ? connectRedis(target.url, waitMs) : connectCluster(target.clusterNodes, waitMs);
 }

@@ -4,7 +4,7 @@ import type { Cluster } from 'ioredis';
 import { TestRedisCluster } from '../../test/helpers/redis-cluster';
 import type { TestRedis } from '../../test/helpers/redis-server';
 import { sleep, waitFor } from '../../test/helpers/ports';
-import { connectCluster } from '../src/redis';
+import { connectCluster, endConnection } from '../src/redis';
 import { RedisLimiter, withFallback, type BanPolicy, type KeySubject, type Limiter, type LimitDecision } from '../src/limits';
 import { utcDay } from '../src/limits/windows';
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const limiter of limiters) await limiter.close();
-  for (const client of clients) client.disconnect();
+  for (const client of clients) await endConnection(client, { graceful: false });
   await cluster?.stop();
 });
 

@@ -1,4 +1,4 @@
-import { connectTarget, createTargetSubscriber, type FeedSubscriber, type RedisClient, type RedisTarget } from '../redis';
+import { connectTarget, createTargetSubscriber, endConnection, type FeedSubscriber, type RedisClient, type RedisTarget } from '../redis';
 import { KeySetChangedError, StoreConflictError } from './errors';
 import { ORDER_KEY_ID_OFFSET, orderKeyOf, positionOf, positionOfOrderKey, searchTextOf } from './search';
 import { retiredKeysToRemove, type RetiredKeyRetention } from './retired-keys';
@@ -247,7 +247,7 @@ export class RedisAccountStore implements AccountStore {
     if (this.closed) return;
     this.closed = true;
     this.feed.close();
-    if (this.ownsRedis) await this.redis.quit().catch(() => this.redis.disconnect());
+    if (this.ownsRedis) await endConnection(this.redis);
   }
 
   /** Connection failures and timeouts become StoreUnavailableError; Redis' own replies (bugs) stay as they are. */

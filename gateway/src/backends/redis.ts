@@ -7,7 +7,7 @@ import { createLimiter } from '../limits';
 import { AttemptLimits } from '../portal/attempt-limits';
 import { RedisPortalEmailStore } from '../portal/redis-email-store';
 import { DEFAULT_PORTAL_REDIS_PREFIX, RedisPortalStore } from '../portal/redis-store';
-import { connectTarget, createTargetSubscriber, describeTarget, type RedisTarget } from '../redis';
+import { connectTarget, createTargetSubscriber, describeTarget, endConnection, type RedisTarget } from '../redis';
 import { RedisUsageBoard } from '../usage/redis-usage-board';
 import { RedisWebhookStore } from '../webhooks/redis-webhook-store';
 import { storeKindOf, type StoreSettings, type Stores } from './stores';
@@ -52,7 +52,7 @@ export async function openRedisStores(target: RedisTarget, { logger, ban, flushI
       // The last flush first, while the connection is still open.
       await Promise.all([usage.close(), jobs.close()]);
       await Promise.all([limiter.close(), accounts.close(), portal.close(), crossingMarks.close()]);
-      await redis.quit().catch(() => redis.disconnect());
+      await endConnection(redis);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import Redis, { Cluster } from 'ioredis';
-import { DISCONNECT_TIMEOUT_MS, type RedisTarget } from '../redis';
+import { DISCONNECT_TIMEOUT_MS, endConnection, type RedisTarget } from '../redis';
 import { DEFAULT_CONCURRENCY, ENDED_JOB_IDS_KEPT_MS, type JobQueue, type JobQueues, type QueueOptions, type QueueStats } from './types';
 
 /** Failed jobs are kept this long (for `stats` and for ops looking into Redis). */
@@ -120,7 +120,7 @@ export class BullJobQueues implements JobQueues {
     const queues = [...this.queues.values()];
     const closed = (async () => {
       await Promise.all(queues.map((queue) => queue.close()));
-      await connection?.quit().catch(() => connection.disconnect());
+      if (connection) await endConnection(connection);
       return true;
     })();
     let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,6 @@
 import { TestRedis, type TestRedisOptions } from '../../../test/helpers/redis-server';
 import { TestRedisCluster } from '../../../test/helpers/redis-cluster';
-import { connectCluster, connectRedis, type Cluster, type Redis } from '../../src/redis';
+import { connectCluster, connectRedis, endConnection, type Cluster, type Redis } from '../../src/redis';
 
 /** What a test opens on the server: a store, a limiter, a gateway, a board (`close`) or a connection (`disconnect`). */
 type Closable = { close(): unknown } | { disconnect(): unknown };
@@ -66,7 +66,7 @@ export function useRedisCluster() {
     started = await TestRedisCluster.start();
   }, 30_000);
   afterAll(async () => {
-    for (const client of opened.splice(0).reverse()) client.disconnect();
+    for (const client of opened.splice(0).reverse()) await endConnection(client, { graceful: false });
     await started?.stop();
   });
   return {
