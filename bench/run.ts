@@ -31,7 +31,7 @@ import { aggregate, median, round, type ScenarioResult } from './results';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
 import { waitFor } from '../tools/ports';
-import { gatewayDifference, tracingCost, tracingCostText } from './tracing-cost';
+import { gatewayDifference, tracingCost, differenceText } from './tracing-cost';
 import { TARGET_LABELS, startBenchSystem, type BenchSystem, type TargetName } from './system';
 import { checksOf, ratiosOf } from './targets';
 import { EXIT_STATUS, exitStatus, verdictOf } from './verdict';
@@ -229,9 +229,9 @@ function print(report: BenchReport): void {
     idempotencyCostText(report.idempotency),
     '',
     'What tracing costs a served request (OTLP export, 10 % of traces kept; traced − tracing off):',
-    tracingCostText(report.tracing),
+    differenceText(report.tracing),
     '',
-    ...(report.baseline ? ['This build against --baseline (GET list, gateway on Redis; this − baseline):', tracingCostText(report.baseline), ''] : []),
+    ...(report.baseline ? ['This build against --baseline (GET list, gateway on Redis; this − baseline):', differenceText(report.baseline), ''] : []),
     `${TARGETS_HEADING[report.verdict]}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks, report.verdict !== 'refused'),
     ...(report.noVerdictBecause ? ['', `NO VERDICT: ${report.noVerdictBecause}`] : []),

@@ -39,7 +39,7 @@ export function tracingCost(results: readonly ScenarioResult[], exports: number)
 }
 
 /** e.g. `gateway CPU 180 → 205 µs per request (+25); p99 4.10 → 4.30 ms (+0.20); 5,200 → 4,800 req/s`. */
-export function tracingCostText(cost: GatewayDifference | TracingCost | undefined): string {
+export function differenceText(cost: GatewayDifference | TracingCost | undefined): string {
   if (!cost) return '  (not measured)';
   const sign = (n: number) => (n >= 0 ? '+' : '');
   const { cpuMicros: cpu, p99Ms: p99, requestsPerSecond: rate } = cost;
