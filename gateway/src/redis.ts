@@ -88,7 +88,7 @@ export async function connectRedis(url: string, waitMs = 2_000): Promise<Redis> 
   return client;
 }
 
-/** The same for a cluster: resolves once the slot map is known, or after `waitMs`. */
+/** The same for a cluster: resolves once the slot map is known and a node says the cluster is ok, or after `waitMs`. */
 export async function connectCluster(nodes: readonly ClusterNode[], waitMs = 2_000): Promise<Cluster> {
   const client = new Cluster(nodes.map((node) => ({ ...node })), clusterRequestPathOptions());
   await connectWithin(client, waitMs);
@@ -129,16 +129,26 @@ export function connectTarget(target: RedisTarget, waitMs?: number): Promise<Red
   return 'url' in target ? connectRedis(target.url, waitMs) : connectCluster(target.clusterNodes, waitMs);
 }
 
+/**
+ * Waits for the client's 'ready', `waitMs` at most, or until its first connection fails. Not for
+ * `connect()`'s promise: ioredis's Cluster (5.11) leaves it pending for good when its first ready
+ * check fails (a node still says `cluster_state:fail`, as one may for a moment on a loaded machine):
+ * it reconnects and says 'ready' later, but only as an event.
+ */
 async function connectWithin(client: RedisClient, waitMs: number): Promise<void> {
   client.on('error', () => {
     // Reported through the limiter's and store's own state; ioredis would otherwise print every retry.
   });
-  let timer: NodeJS.Timeout | undefined;
-  const giveUp = new Promise((resolve) => {
-    timer = setTimeout(resolve, waitMs);
+  await new Promise<void>((resolve) => {
+    const settle = () => {
+      clearTimeout(timer);
+      client.off('ready', settle);
+      resolve();
+    };
+    const timer = setTimeout(settle, waitMs);
+    client.once('ready', settle);
+    client.connect().then(settle, settle);
   });
-  await Promise.race([client.connect().catch(() => undefined), giveUp]);
-  clearTimeout(timer);
 }
 
 /** What the account store's change feed needs of a connection: SUBSCRIBE, 'message', and 'ready' after every (re)connection. */

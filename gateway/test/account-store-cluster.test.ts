@@ -6,6 +6,7 @@ import { waitFor } from '../../test/helpers/ports';
 import { TestRedisCluster } from '../../test/helpers/redis-cluster';
 import type { TestRedis } from '../../test/helpers/redis-server';
 import { accountStoreContract } from './account-store.contract';
+import { CLUSTER_READY_WAIT_MS } from './support/redis';
 
 /** The account store on a real three-master Redis Cluster: the same contract, one slot, a change feed that survives a master. */
 let cluster: TestRedisCluster;
@@ -26,7 +27,7 @@ const freshPrefix = () => `{gw-${++stores}}:`;
 
 accountStoreContract('RedisAccountStore on Redis Cluster', async () => {
   await cluster.flushAll();
-  const store = await RedisAccountStore.connect({ clusterNodes: cluster.addresses }, { prefix: freshPrefix() });
+  const store = await RedisAccountStore.connect({ clusterNodes: cluster.addresses }, { prefix: freshPrefix(), waitMs: CLUSTER_READY_WAIT_MS });
   await store.whenSubscribed();
   return store;
 });
@@ -36,7 +37,7 @@ const anAccount = () => ({ id: newAccountId(), name: 'A', plan: 'free' as const,
 describe('RedisAccountStore on Redis Cluster specifics', () => {
   it('when accounts, keys and plans are written, then every key of the store is in the one slot of the {gw} tag', async () => {
     await cluster.flushAll();
-    const store = await RedisAccountStore.connect({ clusterNodes: cluster.addresses });
+    const store = await RedisAccountStore.connect({ clusterNodes: cluster.addresses }, { waitMs: CLUSTER_READY_WAIT_MS });
     try {
       for (let i = 0; i < 5; i++) {
         const account = anAccount();
@@ -61,8 +62,8 @@ describe('RedisAccountStore on Redis Cluster specifics', () => {
     const others = cluster.addresses.filter((address) => address.port !== victim.port);
     // This store listens on the victim first (a plain connection per node, moving on when it ends).
     const subscriber = new ClusterFeedSubscriber(() => [{ host: '127.0.0.1', port: victim.port }, ...others]);
-    const listening = new RedisAccountStore({ redis: await connectCluster(cluster.addresses), subscriber, prefix, ownsRedis: true });
-    const writer = await RedisAccountStore.connect({ clusterNodes: cluster.addresses }, { prefix });
+    const listening = new RedisAccountStore({ redis: await connectCluster(cluster.addresses, CLUSTER_READY_WAIT_MS), subscriber, prefix, ownsRedis: true });
+    const writer = await RedisAccountStore.connect({ clusterNodes: cluster.addresses }, { prefix, waitMs: CLUSTER_READY_WAIT_MS });
     try {
       await listening.whenSubscribed();
       expect(subscriber.node?.port).toBe(victim.port);

@@ -5,6 +5,7 @@ import { TestRedisCluster } from '../../test/helpers/redis-cluster';
 import type { TestRedis } from '../../test/helpers/redis-server';
 import { sleep, waitFor } from '../../test/helpers/ports';
 import { connectCluster, endConnection } from '../src/redis';
+import { CLUSTER_READY_WAIT_MS } from './support/redis';
 import { RedisLimiter, withFallback, type BanPolicy, type KeySubject, type Limiter, type LimitDecision } from '../src/limits';
 import { utcDay } from '../src/limits/windows';
 
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 /** A limiter on a cluster connection of its own, as another gateway replica would have. */
 async function replica(ban: BanPolicy = BAN): Promise<Limiter> {
-  const redis = await connectCluster(cluster.addresses, 2_000);
+  const redis = await connectCluster(cluster.addresses, CLUSTER_READY_WAIT_MS);
   clients.push(redis);
   // These tests count; the 250 ms command timeout (tested where Redis fails) would let a starved
   // machine fall back to in-process counting and count twice as many.
@@ -152,7 +153,7 @@ describe('limiter on Redis Cluster', () => {
   // Last: it kills a master (and brings it back).
   it('when one master dies, then only its accounts are limited in-process, quickly and with windows; when it returns, they are exact on Redis again', async () => {
     const modeChanges: boolean[] = [];
-    const redis = await connectCluster(cluster.addresses, 2_000);
+    const redis = await connectCluster(cluster.addresses, CLUSTER_READY_WAIT_MS);
     clients.push(redis);
     const incidents: Array<{ part?: string; msg: string }> = [];
     const recording = pino({ level: 'warn' }, { write: (line: string) => void incidents.push(JSON.parse(line) as { part?: string; msg: string }) });

@@ -55,6 +55,13 @@ export function useRedis(options: TestRedisOptions = {}) {
 }
 
 /**
+ * How long a test waits for a Cluster connection to be ready (the gateway's own wait is 2 s, then it
+ * starts degraded): a loaded machine's cluster can take longer to say `cluster_state:ok` to
+ * ioredis's ready check, and `connectCluster` returns as soon as it does.
+ */
+export const CLUSTER_READY_WAIT_MS = 30_000;
+
+/**
  * The same for a real three-master Redis Cluster (`TestRedisCluster`): started before the enclosing
  * file's or `describe`'s first test (a few seconds), stopped after its last. Call it at the top level
  * of a test file or of a `describe`; read `cluster` inside hooks and tests.
@@ -76,7 +83,7 @@ export function useRedisCluster() {
     },
     /** A connection to the cluster, as the gateway opens it (`connectCluster`), closed before the cluster stops. */
     async connection(): Promise<Cluster> {
-      const client = await connectCluster(this.cluster.addresses);
+      const client = await connectCluster(this.cluster.addresses, CLUSTER_READY_WAIT_MS);
       opened.push(client);
       return client;
     },
