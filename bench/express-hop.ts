@@ -7,17 +7,9 @@
  */
 import http from 'node:http';
 import express from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
-import { PREFIX, agent, serve, serviceAuthorization, target } from './hop-settings';
+import { hopProxy } from './express-hop-proxy';
+import { PREFIX, serve } from './hop-settings';
 
 const app = express();
-app.use(
-  PREFIX,
-  createProxyMiddleware({
-    target: target.origin,
-    agent,
-    changeOrigin: true,
-    on: { proxyReq: (proxyReq) => proxyReq.setHeader('authorization', serviceAuthorization()) },
-  }),
-);
+app.use(PREFIX, hopProxy());
 serve(http.createServer(app));

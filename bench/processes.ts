@@ -9,6 +9,7 @@ export const COMPILED = {
   ...COMPILED_SERVICES,
   bareHop: path.join(ROOT, 'dist/bench/bare-hop.js'),
   expressHop: path.join(ROOT, 'dist/bench/express-hop.js'),
+  expressHopRedis: path.join(ROOT, 'dist/bench/express-hop-redis.js'),
   loadGenerator: path.join(ROOT, 'dist/bench/load-generator.js'),
 };
 

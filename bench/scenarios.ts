@@ -28,6 +28,8 @@ const KINDS_OF: Record<TargetName, RequestKind[]> = {
   direct: ['list', 'create'],
   hop: ['list', 'create'],
   'express-hop': ['list', 'create'],
+  // Beside express-hop/list and gateway-redis/list: what the limiter's round trip alone costs.
+  'express-hop-redis': ['list'],
   'gateway-redis': ['list', 'create', 'refused', 'anonymous'],
   'gateway-memory': ['list', 'create', 'refused', 'anonymous'],
   // Beside gateway-redis/list: what tracing at 10 % adds to a served request.

@@ -11,15 +11,22 @@ import { BenchProcess, COMPILED } from './processes';
 
 /** Where a scenario sends its requests. */
 export type TargetName = 'direct' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'gateway-baseline';
-/** The yardsticks: a bare `node:http` hop (`bare-hop.ts`) and a bare Express + http-proxy-middleware hop (`express-hop.ts`). */
-export type HopName = 'hop' | 'express-hop';
+/**
+ * The yardsticks: a bare `node:http` hop (`bare-hop.ts`), a bare Express + http-proxy-middleware hop
+ * (`express-hop.ts`), and the same with the limiter's one Redis round trip per request
+ * (`express-hop-redis.ts`).
+ */
+export type HopName = 'hop' | 'express-hop' | 'express-hop-redis';
 /** Every process whose CPU and memory the bench reads. */
 export type ProcessName = 'pets' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'gateway-baseline' | 'redis' | 'load';
+
+const HOP_SCRIPTS: Record<HopName, string> = { hop: COMPILED.bareHop, 'express-hop': COMPILED.expressHop, 'express-hop-redis': COMPILED.expressHopRedis };
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   direct: 'direct',
   hop: 'bare node:http hop',
   'express-hop': 'bare Express+HPM hop',
+  'express-hop-redis': 'Express+HPM hop + Redis round trip',
   'gateway-redis': 'gateway (Redis)',
   'gateway-memory': 'gateway (in-process)',
   'gateway-traced': 'gateway (Redis), traced 10 %',
@@ -143,10 +150,12 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
     // The fronts start side by side: they depend on the pets-service only.
     const startHop = async (name: HopName) => {
       const port = await freePort();
-      const script = name === 'hop' ? COMPILED.bareHop : COMPILED.expressHop;
-      const hop = launch(name, script, { BARE_HOP_PORT: String(port), PETS_URL: petsBase, INTERNAL_JWT_SECRET: TEST_SECRET }, options.frontNode);
+      const script = HOP_SCRIPTS[name];
+      // Database 2 of the bench's Redis: its counters never meet a gateway's.
+      const redisEnv: Record<string, string> = name === 'express-hop-redis' ? { REDIS_URL: `${redis.url}/2` } : {};
+      const hop = launch(name, script, { BARE_HOP_PORT: String(port), PETS_URL: petsBase, INTERNAL_JWT_SECRET: TEST_SECRET, ...redisEnv }, options.frontNode);
       await hop.ready(`http://127.0.0.1:${port}/v1/healthz`);
-      targets[name] = { name, petsUrl: `http://127.0.0.1:${port}/v1/pets`, processes: [name, 'pets'] };
+      targets[name] = { name, petsUrl: `http://127.0.0.1:${port}/v1/pets`, processes: name === 'express-hop-redis' ? [name, 'pets', 'redis'] : [name, 'pets'] };
       pids[name] = hop.pid;
     };
 

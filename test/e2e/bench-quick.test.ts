@@ -39,7 +39,7 @@ interface ScenarioResult {
   otherCores: number;
 }
 
-const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'gateway-redis': 'gateway-redis', 'gateway-traced': 'gateway-traced', 'gateway-baseline': 'gateway-baseline' };
+const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'express-hop-redis': 'express-hop-redis', 'gateway-redis': 'gateway-redis', 'gateway-traced': 'gateway-traced', 'gateway-baseline': 'gateway-baseline' };
 
 function expectSaneScenario(r: ScenarioResult, expectedStatus: string): void {
   const context = `${r.id}: ${JSON.stringify(r)}`;
@@ -81,7 +81,7 @@ describe('npm run bench -- --quick', () => {
       mode: string;
       scenarios: ScenarioResult[];
       halfRate: { rate: number; scenarios: ScenarioResult[]; addedP99Ms: number };
-      ratios: Record<string, number>;
+      ratios: Record<string, number> & { roundTripHop: Record<string, number> };
       tracing: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number }; exports: number };
       baseline: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number } };
       checks: { issue: number; name: string; value: number; target: string; met: boolean }[];
@@ -107,6 +107,7 @@ describe('npm run bench -- --quick', () => {
       'hop/create': '201',
       'express-hop/list': '200',
       'express-hop/create': '201',
+      'express-hop-redis/list': '200',
       'gateway-redis/list': '200',
       'gateway-redis/create': '201',
       'gateway-redis/refused': '429',
@@ -140,6 +141,12 @@ describe('npm run bench -- --quick', () => {
     const list = report.scenarios.find((r) => r.id === 'gateway-redis/list')!;
     expect(list.redisCommandsPerRequest.total).toBeGreaterThan(0);
     expect(list.redisRoundTrips?.sentPerRequest.evalsha).toBeGreaterThan(0);
+
+    // The yardstick with the limiter's round trip runs the gateway's script once per request.
+    const roundTripHop = report.scenarios.find((r) => r.id === 'express-hop-redis/list')!;
+    expect(roundTripHop.redisCommandsPerRequest.byCommand.evalsha).toBeGreaterThan(0);
+    for (const [name, value] of Object.entries(report.ratios.roundTripHop)) expect({ name, value: value > 0 && Number.isFinite(value) }).toEqual({ name, value: true });
+    expect(Object.keys(report.ratios.roundTripHop)).toEqual(['cpuOverExpressHop', 'throughputOverExpressHop', 'gatewayCpuOverIt', 'gatewayThroughputOverIt']);
 
     expect(report.halfRate.rate).toBeGreaterThan(0);
     expect(report.halfRate.scenarios.map((r) => r.id)).toEqual(['direct/list', 'hop/list', 'express-hop/list', 'gateway-redis/list']);
@@ -199,6 +206,7 @@ describe('npm run bench -- --quick', () => {
     for (const r of second.scenarios) expectSaneScenario(r, expected[r.id]!);
     const both = stdout.slice(stdout.indexOf('Both Nodes'));
     expect(both).toMatch(new RegExp(`bare Express\\+HPM hop +${process.version} +[\\d,]+ +1\\.00 `));
+    expect(both).toMatch(new RegExp(`Express\\+HPM hop \\+ Redis round trip +${process.version} +[\\d,]+ +[\\d.]+ `));
     expect(both).toMatch(new RegExp(`gateway CPU per request ÷ bare Express\\+HPM hop +≤ 1\\.25 +[\\d.]+ (met|MISSED) +[\\d.]+ (met|MISSED)\\n`));
   }, 340_000);
 
