@@ -70,6 +70,39 @@ describe('the access log', () => {
     expect(lines.find((line) => line.status === 500)).toMatchObject({ level: LEVEL.error });
   });
 
+  it.each([
+    ['/refused', 401, 0],
+    ['/ok', 200, 0],
+    ['/broken', 500, 1],
+  ])("when %s answers %i, then the request's own logger is made only to write a line (%i made)", async (path, status, made) => {
+    // The request's logger is a child of the events logger, made on first use of `req.log`: a
+    // refusal that writes nothing but its access line must not pay for one (issue 29, the 429 path).
+    const lines: Array<Record<string, unknown>> = [];
+    const events = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const makeChild = events.child.bind(events);
+    let children = 0;
+    events.child = ((...args: Parameters<typeof makeChild>) => {
+      children += 1;
+      return makeChild(...args);
+    }) as typeof events.child;
+    const app = express();
+    app.use(requestId);
+    app.use(accessLog(app, pino({ level: 'silent' }), events));
+    app.get('/ok', (_req, res) => void res.json({}));
+    app.get('/refused', () => {
+      throw new ApiError('unauthorized', 'no');
+    });
+    app.get('/broken', () => {
+      throw new TypeError('a real bug');
+    });
+    app.use(errorHandler(events));
+    await request(app).get(path).set('X-Request-Id', 'abc-2').expect(status);
+    expect(children).toBe(made);
+    // What is logged still carries the request's id.
+    for (const line of lines) expect(line.reqId).toBe('abc-2');
+    expect(lines).toHaveLength(made);
+  });
+
   it("when a stage logs through req.log, then its line carries the request's id", async () => {
     const { app, lines } = appLogging();
     await request(app).get('/warns').set('X-Request-Id', 'trace-9').expect(200);

@@ -167,20 +167,22 @@ export function declaresBody(req: IncomingMessage): boolean {
  * Node refuses) becomes the generic 500, and an error after the head was sent ends the response.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
+  // The request's logger (its lines carry the request id) is asked for only to write a line: made on
+  // first use, it would cost every refusal a child logger nobody writes to (issue 29: the 429 path).
+  const log = (req: object): Logger => (req as { log?: Logger }).log ?? logger;
   return (err, req, res, _next) => {
-    const log = (req as { log?: Logger }).log ?? logger;
     if (res.headersSent) {
-      log.error({ err }, 'error after the answer had begun: the response is cut short');
+      log(req).error({ err }, 'error after the answer had begun: the response is cut short');
       res.destroy();
       return;
     }
     closeIfBodyUnread(req, res);
     const known = knownAnswer(err);
-    if (!known) log.error({ err }, 'unhandled error');
+    if (!known) log(req).error({ err }, 'unhandled error');
     try {
       sendError(res, known ?? internalError());
     } catch (writeError) {
-      log.error({ err: writeError, answering: err }, 'the error answer could not be written: answered 500 instead');
+      log(req).error({ err: writeError, answering: err }, 'the error answer could not be written: answered 500 instead');
       answerInternalError(res, known);
     }
   };
