@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, errorHandler, notAllowed, notFoundHandler } from '../../shared/src/errors';
 import { accessLog } from '../../shared/src/access-log';
@@ -71,25 +71,35 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   mountStages(v1, v1Stages({ config, keys, lookups, limits, document, petsProxy, operatorMiddleware }));
   app.use('/v1', v1);
 
+  // Everything else is one layer of the app: a refusal from /v1 passes it on its way to the error
+  // handler in one step, not one per route and per handler of /docs and /portal (issue 29: the 429
+  // path walked every one of them).
+  app.use(otherRoutes({ lifecycle, limiter, document, portal }));
+  app.use(errorHandler(logger));
+  return app;
+}
+
+/** Health, the docs, the portal, and the 404 for every path nothing answers. */
+function otherRoutes({ lifecycle, limiter, document, portal }: Pick<PublicAppDeps, 'lifecycle' | 'limiter' | 'portal'> & { document: ReturnType<typeof interfaceDescriptionFor> }): Router {
+  const routes = express.Router({ caseSensitive: true });
   // Health and the docs take no body: one announced is refused at once, never read.
   const noBody = refuseBodiesOver(0);
-  app.get('/healthz', noBody, (_req, res) => {
+  routes.get('/healthz', noBody, (_req, res) => {
     res.json({ status: 'ok' });
   });
   // Degraded still serves (limits fall back to each replica), so it stays 200 and says so;
   // a draining replica answers 503 so that a balancer stops sending it new work.
-  app.get('/readyz', noBody, (_req, res) => {
+  routes.get('/readyz', noBody, (_req, res) => {
     if (lifecycle.draining) res.status(503).json({ status: 'draining', rateLimiter: limiter.mode });
     else res.json({ status: limiter.degraded ? 'degraded' : 'ready', rateLimiter: limiter.mode });
   });
-  app.use('/docs', guardDocs, noBody, ...interactiveDocs(document, { title: 'Animal Store API' }));
+  routes.use('/docs', guardDocs, noBody, ...interactiveDocs(document, { title: 'Animal Store API' }));
 
   // The developer portal: its own pages, sessions, CSRF checks and attempt limits (see portal/).
-  if (portal) app.use('/portal', portal);
+  if (portal) routes.use('/portal', portal);
 
-  app.use(notFoundHandler);
-  app.use(errorHandler(logger));
-  return app;
+  routes.use(notFoundHandler);
+  return routes;
 }
 
 /**
