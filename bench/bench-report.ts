@@ -55,6 +55,8 @@ export interface BenchReport {
   tracing?: TracingCost;
   /** This build's gateway against `--baseline`'s ('off' the baseline, 'on' this build). */
   baseline?: GatewayDifference;
+  /** The same on the 429 path. */
+  baselineRefused?: GatewayDifference;
   /** Judged on the median ratios, unless the verdict is `refused`. */
   checks: Check[];
   /** Other processes' CPU over all the runs' measured time; above its limit, no verdict. */

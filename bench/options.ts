@@ -70,8 +70,8 @@ export const USAGE = `npm run bench [-- options]
   --no-in-process   leave out the gateway without Redis
   --out DIR         where results go (default bench/results)
   --baseline DIR    also measure the gateway of another build (a checkout built with npm run
-                    build, e.g. the last main's) on Redis, GET list, in the same rounds as this
-                    one's: what a change costs, alternated on one machine
+                    build, e.g. the last main's) on Redis, GET list and the 429 path, in the same
+                    rounds as this one's: what a change costs, alternated on one machine
   BENCH_LOG_LEVEL   the services' LOG_LEVEL (default info)
   BENCH_NODE        a second Node executable for the gateways and hops (e.g. /work/node24/bin/node):
                     the bench runs once on the Node in PATH, once on it, and reports both; soak and

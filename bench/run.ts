@@ -114,7 +114,9 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
       ratios,
       idempotency: idempotencyCost(results),
       tracing: tracingCost(results, system.receiver?.exports ?? 0),
-      ...(options.baselineGateway ? { baseline: gatewayDifference(results, 'gateway-baseline', 'gateway-redis') } : {}),
+      ...(options.baselineGateway
+        ? { baseline: gatewayDifference(results, 'gateway-baseline', 'gateway-redis'), baselineRefused: gatewayDifference(results, 'gateway-baseline', 'gateway-redis', 'refused') }
+        : {}),
       checks,
       otherWork,
       verdict,
@@ -233,6 +235,7 @@ function print(report: BenchReport): void {
     differenceText(report.tracing),
     '',
     ...(report.baseline ? ['This build against --baseline (GET list, gateway on Redis; this − baseline):', differenceText(report.baseline), ''] : []),
+    ...(report.baselineRefused ? ['The same, refused (429):', differenceText(report.baselineRefused), ''] : []),
     `${TARGETS_HEADING[report.verdict]}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks, report.verdict !== 'refused'),
     ...(report.noVerdictBecause ? ['', `NO VERDICT: ${report.noVerdictBecause}`] : []),

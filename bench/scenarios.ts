@@ -34,8 +34,8 @@ const KINDS_OF: Record<TargetName, RequestKind[]> = {
   'gateway-memory': ['list', 'create', 'refused', 'anonymous'],
   // Beside gateway-redis/list: what tracing at 10 % adds to a served request.
   'gateway-traced': ['list'],
-  // Beside gateway-redis/list: another build's gateway (`--baseline`), e.g. the last main's.
-  'gateway-baseline': ['list'],
+  // Beside gateway-redis/list and /refused: another build's gateway (`--baseline`), e.g. the last main's.
+  'gateway-baseline': ['list', 'refused'],
 };
 
 export function scenario(target: TargetName, request: RequestKind): Scenario {

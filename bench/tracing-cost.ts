@@ -1,9 +1,10 @@
 import type { ScenarioResult } from './results';
+import type { RequestKind } from './scenarios';
 import type { ProcessName, TargetName } from './system';
 
 /**
- * Two gateways on Redis measured on GET list in the same interleaved rounds: `off` the one compared
- * against, `on` the other. What tracing costs a served request is one such difference: the gateway
+ * Two gateways on Redis measured on one request (GET list unless said) in the same interleaved
+ * rounds: `off` the one compared against, `on` the other. What tracing costs a served request is one such difference: the gateway
  * with tracing at 10 % (`gateway-traced`, exporting to a receiver that discards) against the same
  * gateway with tracing off (`gateway-redis`); what a change costs is another (`--baseline`).
  */
@@ -22,8 +23,8 @@ export interface TracingCost extends GatewayDifference {
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
-export function gatewayDifference(results: readonly ScenarioResult[], off: TargetName & ProcessName, on: TargetName & ProcessName): GatewayDifference | undefined {
-  const [before, after] = [results.find((r) => r.id === `${off}/list`), results.find((r) => r.id === `${on}/list`)];
+export function gatewayDifference(results: readonly ScenarioResult[], off: TargetName & ProcessName, on: TargetName & ProcessName, request: RequestKind = 'list'): GatewayDifference | undefined {
+  const [before, after] = [results.find((r) => r.id === `${off}/${request}`), results.find((r) => r.id === `${on}/${request}`)];
   if (!before || !after) return undefined;
   const [cpuOff, cpuOn] = [before.cpuMicrosPerRequest[off] ?? Number.NaN, after.cpuMicrosPerRequest[on] ?? Number.NaN];
   return {

@@ -84,6 +84,7 @@ describe('npm run bench -- --quick', () => {
       ratios: Record<string, number> & { roundTripHop: Record<string, number> };
       tracing: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number }; exports: number };
       baseline: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number } };
+      baselineRefused: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number } };
       checks: { issue: number; name: string; value: number; target: string; met: boolean }[];
       machine: { cpus: number };
       verdict: string;
@@ -114,6 +115,7 @@ describe('npm run bench -- --quick', () => {
       'gateway-redis/anonymous': '401',
       'gateway-traced/list': '200',
       'gateway-baseline/list': '200',
+      'gateway-baseline/refused': '429',
       'direct/create-keyed': '201',
       'gateway-redis/create-keyed': '201',
     };
@@ -197,6 +199,10 @@ describe('npm run bench -- --quick', () => {
     expect(report.baseline.cpuMicros).toEqual({ off: baseline.cpuMicrosPerRequest['gateway-baseline'], on: list.cpuMicrosPerRequest['gateway-redis'], added: expect.any(Number) });
     expect(report.baseline.requestsPerSecond).toEqual({ off: baseline.requestsPerSecond, on: list.requestsPerSecond });
     expect(stdout).toMatch(/This build against --baseline[^\n]*\n {2}gateway CPU \d+ → \d+ µs per request/);
+    const baselineRefused = report.scenarios.find((r) => r.id === 'gateway-baseline/refused')!;
+    const refused = report.scenarios.find((r) => r.id === 'gateway-redis/refused')!;
+    expect(report.baselineRefused.cpuMicros).toEqual({ off: baselineRefused.cpuMicrosPerRequest['gateway-baseline'], on: refused.cpuMicrosPerRequest['gateway-redis'], added: expect.any(Number) });
+    expect(stdout).toMatch(/The same, refused \(429\):\n {2}gateway CPU \d+ → \d+ µs per request/);
 
     // The second run: its own results file, and both runs side by side at the end.
     const major = process.version.replace(/^v(\d+).*/, '$1');
