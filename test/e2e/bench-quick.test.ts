@@ -113,9 +113,9 @@ describe('npm run bench -- --quick', () => {
       'gateway-redis/create': '201',
       'gateway-redis/refused': '429',
       'gateway-redis/anonymous': '401',
-      'gateway-traced/list': '200',
       'gateway-baseline/list': '200',
       'gateway-baseline/refused': '429',
+      'gateway-traced/list': '200',
       'direct/create-keyed': '201',
       'gateway-redis/create-keyed': '201',
     };
