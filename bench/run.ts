@@ -158,7 +158,7 @@ async function comparison(system: BenchSystem, scenarios: Scenario[], options: B
     run: {
       scenarios: results,
       halfRate: { rate, scenarios: halfResults, addedP99Ms: round(halfP99('gateway-redis') - halfP99('direct'), 3) },
-      ratios: ratiosOf(byId, options.inProcessGateway, true),
+      ratios: ratiosOf(byId, options.inProcessGateway),
       otherWork: otherWorkFigure(sumOtherWork(samples.map((s) => s.otherWork)), samples.reduce((sum, s) => sum + s.seconds, 0)),
     },
     samples,

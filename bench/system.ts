@@ -20,7 +20,12 @@ export type HopName = 'hop' | 'express-hop' | 'express-hop-redis';
 /** Every process whose CPU and memory the bench reads. */
 export type ProcessName = 'pets' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'gateway-baseline' | 'redis' | 'load';
 
-const HOP_SCRIPTS: Record<HopName, string> = { hop: COMPILED.bareHop, 'express-hop': COMPILED.expressHop, 'express-hop-redis': COMPILED.expressHopRedis };
+/** Each hop's script, and whether it meets Redis on every request (database 2 of the bench's Redis: its counters never meet a gateway's). */
+const HOPS: Record<HopName, { script: string; redis: boolean }> = {
+  hop: { script: COMPILED.bareHop, redis: false },
+  'express-hop': { script: COMPILED.expressHop, redis: false },
+  'express-hop-redis': { script: COMPILED.expressHopRedis, redis: true },
+};
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   direct: 'direct',
@@ -150,12 +155,11 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
     // The fronts start side by side: they depend on the pets-service only.
     const startHop = async (name: HopName) => {
       const port = await freePort();
-      const script = HOP_SCRIPTS[name];
-      // Database 2 of the bench's Redis: its counters never meet a gateway's.
-      const redisEnv: Record<string, string> = name === 'express-hop-redis' ? { REDIS_URL: `${redis.url}/2` } : {};
+      const { script, redis: meetsRedis } = HOPS[name];
+      const redisEnv: Record<string, string> = meetsRedis ? { REDIS_URL: `${redis.url}/2` } : {};
       const hop = launch(name, script, { BARE_HOP_PORT: String(port), PETS_URL: petsBase, INTERNAL_JWT_SECRET: TEST_SECRET, ...redisEnv }, options.frontNode);
       await hop.ready(`http://127.0.0.1:${port}/v1/healthz`);
-      targets[name] = { name, petsUrl: `http://127.0.0.1:${port}/v1/pets`, processes: name === 'express-hop-redis' ? [name, 'pets', 'redis'] : [name, 'pets'] };
+      targets[name] = { name, petsUrl: `http://127.0.0.1:${port}/v1/pets`, processes: meetsRedis ? [name, 'pets', 'redis'] : [name, 'pets'] };
       pids[name] = hop.pid;
     };
 

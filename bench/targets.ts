@@ -73,14 +73,14 @@ export interface Ratios {
    * The Express hop with the limiter's one Redis round trip per request (`express-hop-redis.ts`), for
    * comparison only: what the round trip alone costs over the Express hop, and the gateway over it.
    */
-  roundTripHop?: { cpuOverExpressHop: number; throughputOverExpressHop: number; gatewayCpuOverIt: number; gatewayThroughputOverIt: number };
+  roundTripHop: { cpuOverExpressHop: number; throughputOverExpressHop: number; gatewayCpuOverIt: number; gatewayThroughputOverIt: number };
   /** The same ratios for the in-process gateway, for comparison only (not targets). */
   inProcess?: { gatewayCpuOverHop: number; gatewayThroughputOverHop: number; gatewayThroughputOverDirect: number; refusedOverServed: number };
 }
 
 type ById = (id: string) => ScenarioResult;
 
-export function ratiosOf(get: ById, hasInProcess: boolean, hasRoundTripHop = false): Ratios {
+export function ratiosOf(get: ById, hasInProcess: boolean): Ratios {
   const hop = get('hop/list');
   const expressHop = get('express-hop/list');
   const direct = get('direct/list');
@@ -105,11 +105,11 @@ export function ratiosOf(get: ById, hasInProcess: boolean, hasRoundTripHop = fal
     petsCpuPerListViaGateway: redisList.cpuMicrosPerRequest.pets ?? Number.NaN,
     petsCpuPerListDirect: direct.cpuMicrosPerRequest.pets ?? Number.NaN,
     ...(hasInProcess ? { inProcess: gateway('gateway-memory') } : {}),
-    ...(hasRoundTripHop ? { roundTripHop: roundTripHopRatios(get('express-hop-redis/list'), expressHop, redisList) } : {}),
+    roundTripHop: roundTripHopRatios(get('express-hop-redis/list'), expressHop, redisList),
   };
 }
 
-function roundTripHopRatios(roundTrip: ScenarioResult, expressHop: ScenarioResult, gateway: ScenarioResult): NonNullable<Ratios['roundTripHop']> {
+function roundTripHopRatios(roundTrip: ScenarioResult, expressHop: ScenarioResult, gateway: ScenarioResult): Ratios['roundTripHop'] {
   const cpu = roundTrip.cpuMicrosPerRequest['express-hop-redis'] ?? Number.NaN;
   return {
     cpuOverExpressHop: round(cpu / (expressHop.cpuMicrosPerRequest['express-hop'] ?? Number.NaN), 2),

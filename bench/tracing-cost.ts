@@ -4,9 +4,10 @@ import type { ProcessName, TargetName } from './system';
 
 /**
  * Two gateways on Redis measured on one request (GET list unless said) in the same interleaved
- * rounds: `off` the one compared against, `on` the other. What tracing costs a served request is one such difference: the gateway
- * with tracing at 10 % (`gateway-traced`, exporting to a receiver that discards) against the same
- * gateway with tracing off (`gateway-redis`); what a change costs is another (`--baseline`).
+ * rounds: `off` the one compared against, `on` the other. What tracing costs a served request is
+ * one such difference: the gateway with tracing at 10 % (`gateway-traced`, exporting to a receiver
+ * that discards) against the same gateway with tracing off (`gateway-redis`); what a change costs
+ * is another (`--baseline`).
  */
 export interface GatewayDifference {
   /** The gateway process's CPU per request, µs. */

@@ -1,6 +1,6 @@
 import { connectCluster, endConnection, type Cluster } from '../src/redis';
 import { waitFor } from '../../test/helpers/ports';
-import { useRedisCluster } from './support/redis';
+import { CLUSTER_READY_WAIT_MS, useRedisCluster } from './support/redis';
 
 /**
  * Opening and ending the gateway's Cluster connections (`connectCluster`, `endConnection`) where
@@ -68,7 +68,7 @@ describe('opening a Redis Cluster connection', () => {
 
 describe('ending a Redis Cluster connection', () => {
   it('when ioredis is disconnected while it refreshes the slot map, then it arms another refresh on the closed client (what endConnection is for)', async () => {
-    const client = await connectCluster(cluster.cluster.addresses);
+    const client = await connectCluster(cluster.cluster.addresses, CLUSTER_READY_WAIT_MS);
     periodicRefreshNow(client);
     client.disconnect();
     await waitFor(() => !internals(client).isRefreshing, 10_000, 'the refresh to end');
@@ -80,7 +80,7 @@ describe('ending a Redis Cluster connection', () => {
   });
 
   it.each([true, false])('when endConnection (graceful: %s) ends it while it refreshes the slot map, then no refresh timer is left', async (graceful) => {
-    const client = await connectCluster(cluster.cluster.addresses);
+    const client = await connectCluster(cluster.cluster.addresses, CLUSTER_READY_WAIT_MS);
     periodicRefreshNow(client);
     await endConnection(client, { graceful });
     expect([internals(client).isRefreshing, internals(client).slotsTimer]).toEqual([false, null]);
