@@ -56,11 +56,16 @@ describeIfPrivatePostgres()('PostgreSQL stopped and started under traffic', () =
     let running = true;
     let counter = 0;
     const samples: Sample[] = [];
+    // Requests still on their way, by the phase they started in: a create sent just before the
+    // database stops may still reach it after, so each change waits for the last phase's to finish.
+    const inFlight = new Map<string, number>();
     const workers = Array.from({ length: 4 }, async () => {
       while (running) {
         const name = `pet-${++counter}`;
         const current = phase;
+        inFlight.set(current, (inFlight.get(current) ?? 0) + 1);
         const reply = await call(`${gateway.url}/v1/pets`, { key, method: 'POST', body: { name, categoryId: 1 } });
+        inFlight.set(current, inFlight.get(current)! - 1);
         samples.push({ phase: current, reply, name, headers: hasRateLimitHeaders(reply) });
         await sleep(25);
       }
@@ -72,12 +77,15 @@ describeIfPrivatePostgres()('PostgreSQL stopped and started under traffic', () =
       await sleep(ms);
       await waitFor(() => samples.filter((s) => s.phase === phase).length >= count, 30_000, `${count} samples in phase ${phase} (${Date.now() - from} ms)`);
     };
+    const settled = (p: string) => waitFor(() => !inFlight.get(p), 30_000, `requests sent in phase ${p} answered`);
     await atLeast(12, 1_000);
     phase = 'stopping';
+    await settled('up');
     await postgres.stop('immediate');
     phase = 'down';
     await atLeast(12, 2_500);
     phase = 'starting';
+    await settled('down');
     await postgres.start();
     phase = 'back';
     const backAt = Date.now();
