@@ -6,12 +6,13 @@ import { interfaceDescriptionFor } from '../../shared/src/openapi';
 import type { Lifecycle } from '../../shared/src/http-server';
 import { refuseBodiesOver } from '../../shared/src/request-body';
 import { requestId } from '../../shared/src/request-id';
+import { inOrder } from '../../shared/src/in-order';
 import type { GatewayConfig } from './config';
 import { interactiveDocs } from './docs/interactive-docs';
 import type { KeySubject, LimitDecision, Limiter } from './limits/types';
 import type { GatewayMetrics } from './metrics';
 import type { KeyResolver } from './pipeline/identify';
-import { mountStages, v1Stages } from './pipeline/stages';
+import { v1Pipeline, v1Stages } from './pipeline/stages';
 import type { PetsProxy } from './upstream/pets-proxy';
 import type { LookupGate } from './accounts/lookup-gate';
 
@@ -40,9 +41,9 @@ export interface PublicAppDeps {
  * one error handler answering every refusal in the Error shape (the portal renders its own refusals
  * as pages before it: `portal/routes.ts`).
  *
- * `/v1` is an Express router; its stages, one file each in `pipeline/` (or `links/`, `extensions/`),
- * run in the order of the list in `pipeline/stages.ts`, and tell each other what they learn on
- * `res.locals` (`pipeline/locals.ts`). Minted keys cost bounded store work; a valid key is never
+ * `/v1` is one middleware of the app (`v1Pipeline`); its stages, one file each in `pipeline/` (or
+ * `links/`, `extensions/`), run in the order of the list in `pipeline/stages.ts`, and tell each
+ * other what they learn on `res.locals` (`pipeline/locals.ts`). Minted keys cost bounded store work; a valid key is never
  * refused for it.
  * It never listens: main.ts and the tests do.
  */
@@ -59,17 +60,15 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   // `req.query` is parsed only when read (a getter): /v1 never reads it (the pets-service checks
   // the query itself), the portal reads a flag or two.
   app.set('query parser', 'simple');
-  app.use(requestId);
+  // One layer for both (`inOrder`): a layer each cost every request a step of the router (issue 29).
   // The metrics of a response are taken in the access log's one listener (no layer, listener or closure of their own).
-  app.use(accessLog(app, accessLogger, logger, { onResponse: metrics.observeResponse }));
+  app.use(inOrder([requestId, accessLog(app, accessLogger, logger, { onResponse: metrics.observeResponse })]));
 
   // /docs and /v1/openapi.json list this deployment first, so "Try it out" calls it.
   const document = interfaceDescriptionFor(config.publicBaseUrl);
   // The API first: its requests are nearly all of the traffic, and pass no other route on the way.
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
-  const v1 = express.Router({ caseSensitive: true });
-  mountStages(v1, v1Stages({ config, keys, lookups, limits, document, petsProxy, operatorMiddleware }));
-  app.use('/v1', v1);
+  app.use('/v1', v1Pipeline(v1Stages({ config, keys, lookups, limits, document, petsProxy, operatorMiddleware })));
 
   // Everything else is one layer of the app: a refusal from /v1 passes it on its way to the error
   // handler in one step, not one per route and per handler of /docs and /portal (issue 29: the 429

@@ -82,16 +82,16 @@ describe('the /v1 router', () => {
   });
 });
 
-describe('the way of a /v1 refusal to the error handler', () => {
+describe('the way of a request through the layers of the app', () => {
   /** The layers of the public app, as Express 5's router keeps them. */
   interface AppLayer {
     handle: { length: number; stack?: unknown[] };
-    match(path: string): boolean;
+    match(path: string): unknown;
   }
 
   it('when /v1 refuses a request, then it meets two layers of the app after /v1: the other routes (one router) and the error handler', () => {
     const stack = (gateway.publicApp as unknown as { router: { stack: AppLayer[] } }).router.stack;
-    const v1 = stack.findIndex((layer) => layer.handle.stack !== undefined && layer.match('/v1/pets') && !layer.match('/healthz'));
+    const v1 = stack.findIndex((layer) => layer.match('/v1/pets') && !layer.match('/healthz'));
     expect(v1).toBeGreaterThanOrEqual(0);
     // An error passes every later layer whose path matches: each route and handler of /docs and
     // /portal cost the 429 path a step (issue 29); grouped, they are one.
@@ -101,5 +101,17 @@ describe('the way of a /v1 refusal to the error handler', () => {
       [false, 4],
     ]);
     expect((after[0]!.handle.stack ?? []).length).toBeGreaterThan(3);
+  });
+
+  it('when a request passes the app, then it meets one layer before /v1 and /v1 is one layer, not a router of a layer per stage', () => {
+    const stack = (gateway.publicApp as unknown as { router: { stack: AppLayer[] } }).router.stack;
+    // A layer each cost every request the router's step between layers (issue 29): the request id and
+    // the access log run in order inside one, and so do the stages of /v1.
+    expect(stack.map((layer) => [Boolean(layer.match('/v1/pets')), Boolean(layer.match('/healthz')), layer.handle.stack !== undefined, layer.handle.length])).toEqual([
+      [true, true, false, 3],
+      [true, false, false, 3],
+      [true, true, true, 3],
+      [true, true, false, 4],
+    ]);
   });
 });

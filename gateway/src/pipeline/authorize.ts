@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { ApiError } from '../../../shared/src/errors';
 import { accessRefusal } from '../keys/key-policy';
 import { v1Locals } from './locals';
+import { requestPathsOf } from './route-path';
 
 /**
  * What a caller may do, decided after the limits, so every refusal here was counted and carries
@@ -11,7 +12,7 @@ import { v1Locals } from './locals';
  * with one trailing slash), so this stage and the stage mounted on them agree on every request.
  */
 export function authorize(keylessPaths: readonly string[]): RequestHandler {
-  const keyless = new Set(keylessPaths.flatMap((path) => [path, `${path}/`]));
+  const keyless = new Set(keylessPaths.flatMap(requestPathsOf));
   return (req, res, next) => {
     const { principal, identityRefusal } = v1Locals(res);
     if (principal) next(accessRefusal(principal, req.method));

@@ -1,4 +1,5 @@
-import type { RequestHandler, Router } from 'express';
+import type { RequestHandler } from 'express';
+import { inOrder } from '../../../shared/src/in-order';
 import type { InterfaceDescription } from '../../../shared/src/openapi';
 import type { GatewayConfig } from '../config';
 import { operatorStages } from '../extensions/operator-middleware';
@@ -13,10 +14,11 @@ import type { V1Locals } from './locals';
 import { proxyToPets } from './proxy';
 import { rateLimit, type RateLimitOptions } from './rate-limit';
 import { readBody } from './read-body';
+import { requestPathsOf } from './route-path';
 import { route } from './route';
 import { internalAuthorization } from './sign-internal-token';
 
-/** One `/v1` stage as the router mounts it, and what it tells the others on `res.locals`. */
+/** One `/v1` stage, and what it tells the others on `res.locals`. */
 export interface V1Stage {
   /** Its name, as docs/architecture.md lists it (a unit test holds the page to this list). */
   readonly name: string;
@@ -44,7 +46,7 @@ const optional = (middleware: RequestHandler | undefined): RequestHandler[] => (
 
 /**
  * The `/v1` stages in the order they run: the one statement of that order (app.ts mounts this
- * list; docs/architecture.md describes it, checked by stages.test.ts). A stage whose setting is
+ * list as one middleware, `v1Pipeline`; docs/architecture.md describes it, checked by stages.test.ts). A stage whose setting is
  * off has no middleware. Every refusal after `rate limit` carries the rate-limit headers.
  */
 export function v1Stages({ config, keys, lookups, limits, document, petsProxy, operatorMiddleware }: V1StageOptions): readonly V1Stage[] {
@@ -77,11 +79,19 @@ export function v1Stages({ config, keys, lookups, limits, document, petsProxy, o
   ];
 }
 
-/** Mounts the stages on the `/v1` router, in order. */
-export function mountStages(router: Router, stages: readonly V1Stage[]): void {
-  for (const { path, middleware } of stages) {
-    if (middleware.length === 0) continue;
-    if (path === undefined) router.use(...middleware);
-    else router.all(path, ...middleware);
-  }
+/**
+ * The stages as one middleware, mounted at `/v1`: they run in order inside one layer of the app
+ * (`inOrder`), not as a router with a layer each (issue 29). A stage with a `path` runs on that
+ * path only, matched as the router would match it (`requestPathsOf`).
+ */
+export function v1Pipeline(stages: readonly V1Stage[]): RequestHandler {
+  return inOrder(stages.flatMap(({ path, middleware }) => (path === undefined || middleware.length === 0 ? middleware : [onPath(path, inOrder(middleware))])));
+}
+
+function onPath(path: string, middleware: RequestHandler): RequestHandler {
+  const paths = new Set(requestPathsOf(path));
+  return (req, res, next) => {
+    if (paths.has(req.path)) middleware(req, res, next);
+    else next();
+  };
 }

@@ -6,10 +6,11 @@ import { PrincipalResolver } from '../../src/accounts/principal-resolver';
 import type { KeyAccess, PlanName } from '../../src/accounts/types';
 import { generateApiKey, hashApiKey, newAccountId, newKeyId } from '../../src/keys/api-key';
 import type { V1Locals } from '../../src/pipeline/locals';
+import { inOrder } from '../../../shared/src/in-order';
 
 /**
  * What the unit tests of the `/v1` stages (gateway/src/pipeline/*.test.ts) share: one stage, or a
- * few, on a `/v1` router as app.ts mounts them, with the app's error handler behind it; and keys in
+ * few, mounted at `/v1` in one layer (`inOrder`) as app.ts mounts them, with the app's error handler behind it; and keys in
  * the in-process account store. No process, no server: supertest drives the app in this process.
  */
 
@@ -23,22 +24,20 @@ export interface LocalsSeen {
   body?: string;
 }
 
-/** `stages` on a `/v1` router; a request that passes them all is answered 200 with what they left on `res.locals`. */
+/** `stages` at `/v1`; a request that passes them all is answered 200 with what they left on `res.locals`. */
 export function stageApp(...stages: RequestHandler[]): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('case sensitive routing', true);
-  const v1 = express.Router({ caseSensitive: true });
   // What the access-log stage gives every request in app.ts.
-  v1.use((req, _res, next) => {
+  const withLog: RequestHandler = (req, _res, next) => {
     req.log = logger;
     next();
-  });
-  v1.use(...stages);
-  v1.use((_req, res) => {
+  };
+  const answer: RequestHandler = (_req, res) => {
     res.json(seen(res.locals as V1Locals));
-  });
-  app.use('/v1', v1);
+  };
+  app.use('/v1', inOrder([withLog, ...stages, answer]));
   app.use(errorHandler(logger));
   return app;
 }
