@@ -133,15 +133,22 @@ function closeWhenAnsweredUnread(req: IncomingMessage, res: ServerResponse): voi
   } as ServerResponse['writeHead'];
 }
 
-/** How long, and for how many more bytes of the refused body, a closing connection is held open. */
-const LINGER = { ms: 1_000, bytes: 1024 * 1024 };
+/**
+ * How long a closing connection is held open after its answer, and how many more bytes of the
+ * refused body are read (and discarded) meanwhile, at most.
+ */
+const LINGER = { ms: 2_000, bytes: 1024 * 1024 };
 
 /**
- * A lingering close (as Apache's): a socket closed while the client is still sending its body
- * answers the next bytes with a reset, and a client's TCP stack may then drop the answer it had
- * not read yet, so the client never learns why (413, 401…). After the answer, the write side is
- * closed at once and what still arrives is discarded for a moment (at most LINGER), then the
- * socket is destroyed: the client has the answer before any reset.
+ * A lingering close (as Apache's and nginx's): a socket closed while the client is still sending
+ * its body answers the next bytes with a reset, and a client's TCP stack may then drop the answer
+ * it had not read yet, so the client never learns why (413, 401…). After the answer, the write
+ * side is closed at once; what still arrives is discarded up to LINGER.bytes, then no longer read
+ * (the kernel's buffers fill and the client's writes wait), and the socket is destroyed once the
+ * client has finished or gone, or after LINGER.ms: a client has that long to read the answer
+ * before any reset, however busy its machine. (Counted on the socket: Node no longer emits the
+ * body of a request it discards, so a count on the request saw nothing, the cap never held, and
+ * the 1 s this waited was all a loaded test client had; it lost the answer.)
  */
 function lingerBeforeClosing(req: IncomingMessage, socket: Socket): void {
   socket.destroySoon = function (this: Socket) {
@@ -153,10 +160,10 @@ function lingerBeforeClosing(req: IncomingMessage, socket: Socket): void {
     };
     const timer = setTimeout(close, LINGER.ms).unref();
     this.once('close', () => clearTimeout(timer));
-    // Node has set the body flowing to discard it (the answer is out): count what it discards.
-    req.on('data', (chunk: Buffer) => {
+    // A listener of the socket's own: Node's parser then reads through it, and this counts what it discards.
+    this.on('data', (chunk: Buffer) => {
       discarded += chunk.length;
-      if (discarded >= LINGER.bytes) close();
+      if (discarded >= LINGER.bytes) this.pause();
     });
     req.once('end', close);
   };
