@@ -27,6 +27,11 @@ const HOPS: Record<HopName, { script: string; redis: boolean }> = {
   'express-hop-redis': { script: COMPILED.expressHopRedis, redis: true },
 };
 
+/** Whether a target is one of the yardstick hops. */
+export function isHop(name: string): name is HopName {
+  return name in HOPS;
+}
+
 export const TARGET_LABELS: Record<TargetName, string> = {
   direct: 'direct',
   hop: 'bare node:http hop',
