@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeIfBrowser, launchBrowser } from '../helpers/browser';
-import { waitFor } from '../helpers/ports';
+import { sleep, waitFor } from '../helpers/ports';
 import { startSystem, type SystemHandle } from '../helpers/system';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -92,24 +92,42 @@ describeIfBrowser()('developer portal in Chromium', () => {
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(key);
 
     // Call the API with it (on the other replica): the usage card updates itself, without a reload.
-    for (let i = 0; i < 4; i += 1) expect((await callApi(key)).status).toBe(200);
-    await page.goto(`${portal}/portal`);
-    expect(await page.content()).not.toContain(key);
-    await expect(page.locator(`tr[data-key-id="${keyId}"] td:nth-child(2)`).textContent()).resolves.toBe(`ask_live_…${key.slice(-4)}`);
+    // The minute window starts with its first request and lasts 60 s, and on a loaded machine the
+    // page steps between the fourth call and the fifth have outlasted it (59 left instead of 55): an
+    // attempt counts when its five calls fell in one window with time left for the card to refresh;
+    // otherwise the next starts in a fresh window, once that one has ended.
     const minuteUsed = page.locator('[data-window="minute"] [data-field="used"]');
-    await expect(minuteUsed.textContent()).resolves.toBe('4');
-    const last = await callApi(key);
-    expect(last.headers.get('x-ratelimit-remaining')).toBe('55');
+    let accepted = 0;
+    for (let attempt = 1; ; attempt += 1) {
+      const calls: Response[] = [];
+      for (let i = 0; i < 4; i += 1) calls.push(await callApi(key));
+      await page.goto(`${portal}/portal`);
+      expect(await page.content()).not.toContain(key);
+      await expect(page.locator(`tr[data-key-id="${keyId}"] td:nth-child(2)`).textContent()).resolves.toBe(`ask_live_…${key.slice(-4)}`);
+      const cardShowed = await minuteUsed.textContent();
+      calls.push(await callApi(key));
+      expect(calls.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200]);
+      accepted += calls.length;
+      const windowEndsMs = Number(calls[4]!.headers.get('x-ratelimit-reset')) * 1000;
+      const oneWindow = new Set(calls.map((reply) => reply.headers.get('x-ratelimit-reset'))).size === 1;
+      if (oneWindow && windowEndsMs - Date.now() > 20_000) {
+        expect(cardShowed).toBe('4');
+        expect(calls[4]!.headers.get('x-ratelimit-remaining')).toBe('55');
+        break;
+      }
+      if (attempt === 3) throw new Error('three attempts in a row outlasted their minute window');
+      await sleep(Math.max(0, windowEndsMs - Date.now()) + 1_000);
+    }
     // (Polled from here: page.waitForFunction would evaluate a string in the page, which the CSP forbids.)
     await waitFor(async () => (await minuteUsed.textContent()) === '5', 12_000, 'the usage card to refresh itself');
-    await expect(page.locator('[data-window="day"] [data-field="remaining"]').textContent()).resolves.toBe('995');
+    await expect(page.locator('[data-window="day"] [data-field="remaining"]').textContent()).resolves.toBe(String(1000 - accepted));
 
-    // The chart is drawn: thirty bars, today's holding the five accepted requests, with a height.
+    // The chart is drawn: thirty bars, today's holding the accepted requests, with a height.
     await page.reload();
     const bars = page.locator('svg.usage-chart rect.bar');
     await expect(bars.count()).resolves.toBe(30);
     const today = page.locator('svg.usage-chart rect.bar.today');
-    await expect(today.getAttribute('data-accepted')).resolves.toBe('5');
+    await expect(today.getAttribute('data-accepted')).resolves.toBe(String(accepted));
     expect((await today.boundingBox())!.height).toBeGreaterThan(10);
 
     // Revoke, with a confirmation page: the other replica refuses the key within a second.
@@ -143,7 +161,7 @@ describeIfBrowser()('developer portal in Chromium', () => {
     await expect(page.locator('.who').textContent()).resolves.toBe(email);
     expect(problems).toEqual([]);
     await context.close();
-  });
+  }, 240_000); // up to three minute windows on a loaded machine (above), beside the steps' own time
 
   it('when a developer adds a webhook endpoint and sends a test event, then the secret is shown once with a copy button, the receiver verifies the event, and the deliveries page lists it', async () => {
     const receiver = await WebhookReceiver.start();
