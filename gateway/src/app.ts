@@ -43,8 +43,8 @@ export interface PublicAppDeps {
  *
  * `/v1` is one middleware of the app (`v1Pipeline`); its stages, one file each in `pipeline/` (or
  * `links/`, `extensions/`), run in the order of the list in `pipeline/stages.ts`, and tell each
- * other what they learn on `res.locals` (`pipeline/locals.ts`). Minted keys cost bounded store work; a valid key is never
- * refused for it.
+ * other what they learn on `res.locals` (`pipeline/locals.ts`). Minted keys cost bounded store
+ * work; a valid key is never refused for it.
  * It never listens: main.ts and the tests do.
  */
 export function createApp({ config, logger, accessLogger = logger, petsProxy, keys, lookups, limiter, metrics, lifecycle, onKeyDecision, portal, operatorMiddleware = [] }: PublicAppDeps): Express {
