@@ -22,6 +22,28 @@ const OWN_REDIS_COMMANDS = new Set(['info']);
 const RSS_SAMPLE_MS = 200;
 /** The pause before each run (`BenchOptions.settleMs`: what it is for). */
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The bench's processes together below this (a tick of /proc's 10 ms in 200 ms) count as quiet. */
+const QUIET_CORES = 0.05;
+const QUIET_WINDOW_MS = 200;
+/** Past this the run starts anyway: a process that never goes quiet is measured as it is. */
+const QUIET_DEADLINE_MS = 10_000;
+
+/**
+ * Waits until the bench's own processes are quiet: a process does work after its load ends (the
+ * traced gateway exports and collects its spans, a collector finishes a cycle), and a run measured
+ * meanwhile pays for it in its own CPU and rate.
+ */
+async function waitUntilQuiet(pids: BenchSystem['pids']): Promise<void> {
+  const busy = () => Object.values(cpuOfAll(pids)).reduce((sum, micros) => sum + (micros ?? 0), 0);
+  const deadline = Date.now() + QUIET_DEADLINE_MS;
+  let before = busy();
+  while (Date.now() < deadline) {
+    await settle(QUIET_WINDOW_MS);
+    const now = busy();
+    if ((now - before) / 1e3 / QUIET_WINDOW_MS <= QUIET_CORES) return;
+    before = now;
+  }
+}
 
 function cpuOfAll(pids: BenchSystem['pids']): Partial<Record<ProcessName, number>> {
   const cpu: Partial<Record<ProcessName, number>> = {};
@@ -36,6 +58,7 @@ function cpuOfAll(pids: BenchSystem['pids']): Partial<Record<ProcessName, number
  */
 export async function measure(system: BenchSystem, order: LoadOrder, settleMs = 500): Promise<RunSample> {
   await settle(settleMs);
+  await waitUntilQuiet(system.pids);
   const redisBefore = await system.redis.commandStats();
   const cpuBefore = cpuOfAll(system.pids);
   const machineBefore = processSnapshot();

@@ -6,8 +6,9 @@
  *
  * Real processes from the compiled build (pets-service, gateway in Redis mode and in-process mode,
  * the hops of `bare-hop.ts` and `express-hop.ts`, a redis-server of the bench's own) and a load
- * generator in a process of its own. Scenarios run interleaved (rounds of each in turn) so that drift and other work on the
- * machine affect all of them alike; the whole interleaved comparison runs `--runs` times (3 by
+ * generator in a process of its own. Scenarios run interleaved (rounds of each in turn, each round
+ * starting one scenario further on: round-order.ts) so that drift and other work on the machine
+ * affect all of them alike; the whole interleaved comparison runs `--runs` times (3 by
  * default) and the report gives the median of each figure. Each process's CPU is read from /proc,
  * Redis's work from INFO commandstats; other processes' CPU from /proc as well, and above 0.1 of a
  * core while measuring the bench gives no verdict (`other-work.ts`, `verdict.ts`). See `--help` (options.ts) for the modes and docs/performance.md for the method.
@@ -28,6 +29,7 @@ import { OTHER_WORK_LIMIT_CORES, otherWorkFigure, sumOtherWork, type OtherWork }
 import { runProfiles } from './profile';
 import { checksText, nodesText, table } from './report';
 import { aggregate, median, round, type ScenarioResult } from './results';
+import { roundOrder } from './round-order';
 import { orderFor, scenario, scenariosFor, type Scenario } from './scenarios';
 import { runSoak } from './soak';
 import { waitFor } from '../tools/ports';
@@ -47,9 +49,10 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     'express-hop',
     'express-hop-redis',
     'gateway-redis',
-    // Right after this build's gateway, before the traced one: a scenario right after the traced
-    // gateway's measured itself slower (its exports and collection go on after its load ends), and
-    // an A/A run (--baseline of this same build) read the baseline × 1.1–2 of this build there.
+    // The traced gateway stays last in each round (round-order.ts) and the next run waits until it
+    // is quiet (measure.ts): a scenario right after it measured itself slower (its exports and
+    // collection go on after its load ends); an A/A run (--baseline of this same build) read the
+    // baseline × 1.1–2 of this build there.
     ...(options.baselineGateway ? (['gateway-baseline'] as const) : []),
     ...(options.inProcessGateway ? (['gateway-memory'] as const) : []),
     'gateway-traced',
@@ -72,7 +75,9 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     }
     // Round trips per request: separate runs of a fixed number of requests under MONITOR, once (they do not vary).
     const roundTrips = new Map<string, RedisTraffic>();
-    for (const s of scenarios.filter((x) => x.target === 'gateway-redis')) {
+    // The baseline's too: the count is also the last warm-up before the runs, which an A/A run showed
+    // must be the same for both builds (the baseline without it read × 0.65–0.80 of this build's CPU).
+    for (const s of scenarios.filter((x) => x.target === 'gateway-redis' || x.target === 'gateway-baseline')) {
       roundTrips.set(s.id, await countRedisTraffic(system, orderFor(system, s, { ...load, amount: options.mode === 'quick' ? 200 : 3_000, recordLatencies: false }), options.settleMs));
     }
     const runs: BenchRun[] = [];
@@ -80,7 +85,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     let measuredSeconds = 0;
     for (let n = 1; n <= options.runs; n += 1) {
       progress(`run ${n}/${options.runs}`);
-      const { run, samples } = await comparison(system, scenarios, options, roundTrips);
+      const { run, samples } = await comparison(system, scenarios, options, roundTrips, (n - 1) * options.rounds);
       runs.push(run);
       works.push(...samples.map((s) => s.otherWork));
       measuredSeconds += samples.reduce((sum, s) => sum + s.seconds, 0);
@@ -134,9 +139,15 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
 }
 
 /** One run of the whole comparison: every scenario as fast as it goes, then GET list at half the gateway's rate. */
-async function comparison(system: BenchSystem, scenarios: Scenario[], options: BenchOptions, roundTrips: Map<string, RedisTraffic>): Promise<{ run: BenchRun; samples: RunSample[] }> {
+async function comparison(
+  system: BenchSystem,
+  scenarios: Scenario[],
+  options: BenchOptions,
+  roundTrips: Map<string, RedisTraffic>,
+  firstTurn: number,
+): Promise<{ run: BenchRun; samples: RunSample[] }> {
   const load = { connections: options.connections, seconds: options.seconds };
-  const maxRate = await interleave(system, scenarios, options, (s) => orderFor(system, s, { ...load, recordLatencies: true }));
+  const maxRate = await interleave(system, scenarios, options, firstTurn, (s) => orderFor(system, s, { ...load, recordLatencies: true }));
   const results = scenarios.map((s) => ({ ...aggregate(s, system.targets[s.target]!.processes, maxRate.get(s.id)!), ...(roundTrips.has(s.id) ? { redisRoundTrips: roundTrips.get(s.id)! } : {}) }));
   const byId = (id: string) => {
     const found = results.find((r) => r.id === id);
@@ -147,7 +158,7 @@ async function comparison(system: BenchSystem, scenarios: Scenario[], options: B
   const rate = Math.max(1, Math.round(byId('gateway-redis/list').requestsPerSecond / 2));
   const halfRateScenarios = (['direct', 'hop', 'express-hop', 'gateway-redis'] as const).map((t) => scenario(t, 'list'));
   progress(`half rate: ${rate} req/s`);
-  const half = await interleave(system, halfRateScenarios, options, (s) => orderFor(system, s, { ...load, overallRate: rate, recordLatencies: true }));
+  const half = await interleave(system, halfRateScenarios, options, firstTurn, (s) => orderFor(system, s, { ...load, overallRate: rate, recordLatencies: true }));
   const halfResults = halfRateScenarios.map((s) => ({
     ...aggregate(s, system.targets[s.target]!.processes, half.get(s.id)!),
     label: `${TARGET_LABELS[s.target]} · GET list at ${rate}/s`,
@@ -166,7 +177,8 @@ async function comparison(system: BenchSystem, scenarios: Scenario[], options: B
 }
 
 /**
- * Rounds of every scenario in turn; the runs of each scenario, by id. A run during which other
+ * Rounds of every scenario in turn, each round in the order `roundOrder` gives its turn (the runs'
+ * rounds are numbered on from `firstTurn`); the runs of each scenario, by id. A run during which other
  * processes took more than the verdict's limit is measured again, up to `repeats` times (the last
  * attempt is kept whatever it saw, and counts in the report's other work).
  */
@@ -174,11 +186,12 @@ async function interleave(
   system: BenchSystem,
   scenarios: Scenario[],
   { rounds, repeats, settleMs }: { rounds: number; repeats: number; settleMs: number },
+  firstTurn: number,
   orderOf: (s: Scenario) => ReturnType<typeof orderFor>,
 ): Promise<Map<string, RunSample[]>> {
   const runs = new Map<string, RunSample[]>(scenarios.map((s) => [s.id, []]));
   for (let round = 1; round <= rounds; round += 1) {
-    for (const s of scenarios) {
+    for (const s of roundOrder(scenarios, firstTurn + round - 1)) {
       for (let attempt = 0; ; attempt += 1) {
         const sample = await measure(system, orderOf(s), settleMs);
         const other = sample.otherWork.micros / 1e6 / sample.seconds;
