@@ -80,7 +80,9 @@ export async function startSystem({ redis: withRedis = false, redisCluster = fal
     await process.ready(`${handle.adminUrl}/admin/plans`);
     if (redis || cluster) {
       // A gateway that came up before its Redis connection starts limiting in process; the tests want Redis mode.
-      await waitFor(async () => ((await (await fetch(`${handle.url}/readyz`)).json()) as { status: string }).status === 'ready', 5_000, 'readiness');
+      // 15 s (as for the health checks above), not 5: a loaded machine (CI beside other suites) may
+      // connect late; waitFor returns as soon as the gateway is ready.
+      await waitFor(async () => ((await (await fetch(`${handle.url}/readyz`)).json()) as { status: string }).status === 'ready', 15_000, 'readiness');
     }
     gateways.push(handle);
     return handle;
