@@ -87,7 +87,7 @@ describeIfBrowser()('developer portal in Chromium', () => {
     await expect(page.locator('#new-key-curl').textContent()).resolves.toBe(`curl -i -H "Authorization: Bearer ${key}" ${portal}/v1/pets`);
     await page.getByRole('button', { name: 'Copy key' }).click();
     // The label changes once the clipboard write has resolved: wait for it rather than look at once.
-    await page.getByRole('button', { name: 'Copied' }).waitFor({ state: 'visible', timeout: 5_000 });
+    await page.getByRole('button', { name: 'Copied' }).waitFor({ state: 'visible', timeout: 15_000 });
     // Page code is passed as text: this project's TypeScript has no DOM types.
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(key);
 
@@ -136,8 +136,15 @@ describeIfBrowser()('developer portal in Chromium', () => {
     await page.getByRole('button', { name: 'Revoke this key' }).click();
     await expect(page.locator('[role="status"]').first().textContent()).resolves.toContain(`Key ${keyId} is revoked`);
     const revokedAt = Date.now();
-    await waitFor(async () => (await callApi(key)).status === 401, 1_000, 'the other replica to refuse the revoked key');
-    expect(Date.now() - revokedAt).toBeLessThan(1_000);
+    // Judged by when each call was sent, not by when the loop saw the 401: on a loaded machine one
+    // call alone can take a second, which says nothing about the replica (one that applies the
+    // revocation late is still caught: its calls sent past the second are served).
+    for (;;) {
+      const sentAt = Date.now();
+      if ((await callApi(key)).status === 401) break;
+      expect({ servedAfterMs: sentAt - revokedAt, withinASecond: sentAt - revokedAt < 1_000 }).toMatchObject({ withinASecond: true });
+      await sleep(20);
+    }
     await expect(page.locator(`tr[data-key-id="${keyId}"]`).getAttribute('class')).resolves.toBe('revoked');
 
     // Log out: the dashboard is gone, and the session cookie with it.
