@@ -22,7 +22,9 @@ afterAll(async () => {
 
 const pets = (gateway: GatewayHandle, key: string) => call(`${gateway.url}/v1/pets`, { key });
 
-function expectBanned(reply: Reply, nowMs: number, maxSeconds = BAN_SECONDS): void {
+/** A ban's answer, its times read against when it arrived. */
+function expectBanned(reply: Reply, maxSeconds = BAN_SECONDS): void {
+  const nowMs = reply.receivedAt;
   expectError(reply, 429, 'temporarily_banned');
   const view = rateLimitOf(reply, nowMs);
   expect(view.remaining).toBe(0);
@@ -43,12 +45,12 @@ describe('temporary bans (real processes, real Redis, two replicas)', () => {
     expect(replies.map((r) => r.status)).toEqual([200, 200, 429, 429, 429]);
     expectError(replies[2]!, 429, 'rate_limited');
     expectError(replies[3]!, 429, 'rate_limited');
-    expectBanned(replies[4]!, Date.now());
+    expectBanned(replies[4]!);
     // Banned keys stay banned (and a banned answer does not extend the ban).
-    expectBanned(await pets(a, account.key), Date.now());
+    expectBanned(await pets(a, account.key));
 
     // The ban is in Redis: the other replica, which never saw this key, refuses it as banned too.
-    expectBanned(await pets(b, account.key), Date.now());
+    expectBanned(await pets(b, account.key));
 
     // The ban is on the key, not the account: the account's other key is only rate limited.
     const sibling = await pets(a, other.body.key);

@@ -11,6 +11,8 @@ export interface Reply {
   text: string;
   /** Wall-clock time from sending the request to the end of the body. */
   ms: number;
+  /** When the body ended (Unix ms): what the reply's times are read against, not when a test looks at it. */
+  receivedAt: number;
 }
 
 export interface CallOptions {
@@ -45,7 +47,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Repl
   const ms = performance.now() - started;
   const lowered: Record<string, string> = {};
   response.headers.forEach((value, name) => (lowered[name.toLowerCase()] = value));
-  return { status: response.status, headers: lowered, json: parseJson(text), text, ms };
+  return { status: response.status, headers: lowered, json: parseJson(text), text, ms, receivedAt: Date.now() };
 }
 
 function viaNodeHttp(url: string, method: string, headers: Record<string, string>, body: string | undefined, localAddress: string, started: number): Promise<Reply> {
@@ -57,7 +59,7 @@ function viaNodeHttp(url: string, method: string, headers: Record<string, string
       response.on('end', () => {
         const lowered: Record<string, string> = {};
         for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) lowered[name] = Array.isArray(value) ? value.join(', ') : value;
-        resolve({ status: response.statusCode ?? 0, headers: lowered, json: parseJson(text), text, ms: performance.now() - started });
+        resolve({ status: response.statusCode ?? 0, headers: lowered, json: parseJson(text), text, ms: performance.now() - started, receivedAt: Date.now() });
       });
       response.on('error', reject);
     });
@@ -123,7 +125,7 @@ const INTEGER = /^\d+$/;
  * integers (Reset in Unix seconds, not in the past), `RateLimit-Policy`, and a `RateLimit` field
  * that describes the same window as the trio.
  */
-export function rateLimitOf(reply: Reply, nowMs = Date.now()): RateLimitView {
+export function rateLimitOf(reply: Reply, nowMs = reply.receivedAt): RateLimitView {
   const h = reply.headers;
   const context = `status ${reply.status}, headers ${JSON.stringify(h)}`;
   for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
@@ -152,8 +154,8 @@ export function rateLimitOf(reply: Reply, nowMs = Date.now()): RateLimitView {
   return view;
 }
 
-/** Whether `rateLimitOf` accepts the reply's headers (read at `nowMs`: check a reply when it arrives). */
-export function hasRateLimitHeaders(reply: Reply, nowMs = Date.now()): boolean {
+/** Whether `rateLimitOf` accepts the reply's headers (read against when it arrived, or `nowMs`). */
+export function hasRateLimitHeaders(reply: Reply, nowMs = reply.receivedAt): boolean {
   try {
     rateLimitOf(reply, nowMs);
     return true;
