@@ -7,7 +7,7 @@
  * Real processes from the compiled build (pets-service, gateway in Redis mode and in-process mode,
  * the hops of `bare-hop.ts` and `express-hop.ts`, a redis-server of the bench's own) and a load
  * generator in a process of its own. Scenarios run interleaved (rounds of each in turn, each round
- * starting one scenario further on: round-order.ts) so that drift and other work on the machine
+ * in an order of its own: round-order.ts) so that drift and other work on the machine
  * affect all of them alike; the whole interleaved comparison runs `--runs` times (3 by
  * default) and the report gives the median of each figure. Each process's CPU is read from /proc,
  * Redis's work from INFO commandstats; other processes' CPU from /proc as well, and above 0.1 of a
