@@ -9,7 +9,7 @@
  * generator in a process of its own. Scenarios run interleaved (rounds of each in turn, each round
  * in an order of its own: round-order.ts) so that drift and other work on the machine
  * affect all of them alike; the whole interleaved comparison runs `--runs` times (3 by
- * default) and the report gives the median of each figure. Each process's CPU is read from /proc,
+ * default), each on processes started for it, and the report gives the median of each figure. Each process's CPU is read from /proc,
  * Redis's work from INFO commandstats; other processes' CPU from /proc as well, and above 0.1 of a
  * core while measuring the bench gives no verdict (`other-work.ts`, `verdict.ts`). See `--help` (options.ts) for the modes and docs/performance.md for the method.
  */
@@ -59,83 +59,105 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
   ];
   const scenarios = scenariosFor(targets);
   progress(`bench (${options.mode}), gateways and hops on Node ${frontNode.version}: ${options.runs} runs × ${scenarios.length} scenarios × ${options.rounds} rounds × ${options.seconds} s, ${options.connections} connections`);
-  const system = await startBenchSystem({
-    inProcessGateway: options.inProcessGateway,
-    tracedGateway: true,
-    ...(options.baselineGateway ? { baselineGateway: options.baselineGateway } : {}),
-    hops: ['hop', 'express-hop', 'express-hop-redis'],
-    seedPets: 50,
-    logLevel: options.logLevel,
-    frontNode: frontNode.path,
-  });
-  try {
-    const load = { connections: options.connections, seconds: options.seconds };
-    if (options.warmupSeconds > 0) {
-      for (const s of scenarios) await system.load.run(orderFor(system, s, { ...load, seconds: options.warmupSeconds, recordLatencies: false }));
-    }
-    // Round trips per request: separate runs of a fixed number of requests under MONITOR, once (they do not vary).
-    const roundTrips = new Map<string, RedisTraffic>();
-    // The baseline's too: the count is also the last warm-up before the runs, which an A/A run showed
-    // must be the same for both builds (the baseline without it read × 0.65–0.80 of this build's CPU).
-    for (const s of scenarios.filter((x) => x.target === 'gateway-redis' || x.target === 'gateway-baseline')) {
-      roundTrips.set(s.id, await countRedisTraffic(system, orderFor(system, s, { ...load, amount: options.mode === 'quick' ? 200 : 3_000, recordLatencies: false }), options.settleMs));
-    }
-    const runs: BenchRun[] = [];
-    const works: OtherWork[] = [];
-    let measuredSeconds = 0;
-    for (let n = 1; n <= options.runs; n += 1) {
-      progress(`run ${n}/${options.runs}`);
+  const startSystem = () =>
+    startBenchSystem({
+      inProcessGateway: options.inProcessGateway,
+      tracedGateway: true,
+      ...(options.baselineGateway ? { baselineGateway: options.baselineGateway } : {}),
+      hops: ['hop', 'express-hop', 'express-hop-redis'],
+      seedPets: 50,
+      logLevel: options.logLevel,
+      frontNode: frontNode.path,
+    });
+  const runs: BenchRun[] = [];
+  const works: OtherWork[] = [];
+  let measuredSeconds = 0;
+  let exports = 0;
+  let roundTrips: Map<string, RedisTraffic> | undefined;
+  // Each run on processes of its own: two processes of the very same build differ by 5–15 % in CPU
+  // per request (an A/A run, docs/performance.md), so the median of three runs on one set of
+  // processes was the median of one instance; on fresh ones it spans three.
+  for (let n = 1; n <= options.runs; n += 1) {
+    progress(`run ${n}/${options.runs}: starting its processes`);
+    const system = await startSystem();
+    try {
+      await warmUp(system, scenarios, options);
+      // Counted on every run, since it is also warm-up that every run must have alike; kept from the first.
+      const counted = await countRoundTrips(system, scenarios, options);
+      roundTrips ??= counted;
       const { run, samples } = await comparison(system, scenarios, options, roundTrips, (n - 1) * options.rounds);
       runs.push(run);
       works.push(...samples.map((s) => s.otherWork));
       measuredSeconds += samples.reduce((sum, s) => sum + s.seconds, 0);
+      // The traced gateway exports in the SDK's batches (every 5 s): the last one may still be due.
+      await waitFor(() => (system.receiver?.exports ?? 1) > 0, 6_000, 'an OTLP export').catch(() => undefined);
+      exports += system.receiver?.exports ?? 0;
+    } finally {
+      await system.stop();
     }
-    const results = medianScenarios(runs.map((r) => r.scenarios));
-    const ratios = medianOf(runs.map((r) => r.ratios));
-    const halfRate = { rate: median(runs.map((r) => r.halfRate.rate)), scenarios: medianScenarios(runs.map((r) => r.halfRate.scenarios)), addedP99Ms: round(median(runs.map((r) => r.halfRate.addedP99Ms)), 3) };
-    // The traced gateway exports in the SDK's batches (every 5 s): the last one may still be due.
-    await waitFor(() => (system.receiver?.exports ?? 1) > 0, 6_000, 'an OTLP export').catch(() => undefined);
-    const checks = checksOf(ratios, halfRate.addedP99Ms);
-    const otherWork = otherWorkFigure(sumOtherWork(works), measuredSeconds);
-    const unexpected = [...results, ...halfRate.scenarios].filter((r) => r.unexpected > 0).map((r) => `${r.label}: ${r.unexpected} unexpected answers ${JSON.stringify(r.statuses)}`);
-    const missedTargets = checks.filter((c) => !c.met).map((c) => `${c.name}: ${c.value}, wanted ${c.target}`);
-    const { verdict, noVerdictBecause } = verdictOf({ judge: options.checkTargets, otherWork, unexpected, missedTargets });
-    return {
-      kind: 'bench',
-      mode: options.mode === 'quick' ? 'quick' : 'full',
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      machine: { ...machine, loadAverageAfter: os.loadavg().map((x) => round(x, 2)) },
-      frontNode,
-      settings: {
-        runs: options.runs,
-        rounds: options.rounds,
-        repeats: options.repeats,
-        seconds: options.seconds,
-        warmupSeconds: options.warmupSeconds,
-        connections: options.connections,
-        inProcessGateway: options.inProcessGateway,
-        logLevel: options.logLevel,
-      },
-      scenarios: results,
-      halfRate,
-      ratios,
-      idempotency: idempotencyCost(results),
-      tracing: tracingCost(results, system.receiver?.exports ?? 0),
-      ...(options.baselineGateway
-        ? { baseline: gatewayDifference(results, 'gateway-baseline', 'gateway-redis'), baselineRefused: gatewayDifference(results, 'gateway-baseline', 'gateway-redis', 'refused') }
-        : {}),
-      checks,
-      otherWork,
-      verdict,
-      ...(noVerdictBecause ? { noVerdictBecause } : {}),
-      missed: [...unexpected, ...(verdict === 'missed' ? missedTargets : [])],
-      warnings: warningsOf([...results, ...halfRate.scenarios]),
-      runs,
-    };
-  } finally {
-    await system.stop();
   }
+  const results = medianScenarios(runs.map((r) => r.scenarios));
+  const ratios = medianOf(runs.map((r) => r.ratios));
+  const halfRate = { rate: median(runs.map((r) => r.halfRate.rate)), scenarios: medianScenarios(runs.map((r) => r.halfRate.scenarios)), addedP99Ms: round(median(runs.map((r) => r.halfRate.addedP99Ms)), 3) };
+  const checks = checksOf(ratios, halfRate.addedP99Ms);
+  const otherWork = otherWorkFigure(sumOtherWork(works), measuredSeconds);
+  const unexpected = [...results, ...halfRate.scenarios].filter((r) => r.unexpected > 0).map((r) => `${r.label}: ${r.unexpected} unexpected answers ${JSON.stringify(r.statuses)}`);
+  const missedTargets = checks.filter((c) => !c.met).map((c) => `${c.name}: ${c.value}, wanted ${c.target}`);
+  const { verdict, noVerdictBecause } = verdictOf({ judge: options.checkTargets, otherWork, unexpected, missedTargets });
+  return {
+    kind: 'bench',
+    mode: options.mode === 'quick' ? 'quick' : 'full',
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine: { ...machine, loadAverageAfter: os.loadavg().map((x) => round(x, 2)) },
+    frontNode,
+    settings: {
+      runs: options.runs,
+      rounds: options.rounds,
+      repeats: options.repeats,
+      seconds: options.seconds,
+      warmupSeconds: options.warmupSeconds,
+      connections: options.connections,
+      inProcessGateway: options.inProcessGateway,
+      logLevel: options.logLevel,
+    },
+    scenarios: results,
+    halfRate,
+    ratios,
+    idempotency: idempotencyCost(results),
+    tracing: tracingCost(results, exports),
+    ...(options.baselineGateway
+      ? { baseline: gatewayDifference(results, 'gateway-baseline', 'gateway-redis'), baselineRefused: gatewayDifference(results, 'gateway-baseline', 'gateway-redis', 'refused') }
+      : {}),
+    checks,
+    otherWork,
+    verdict,
+    ...(noVerdictBecause ? { noVerdictBecause } : {}),
+    missed: [...unexpected, ...(verdict === 'missed' ? missedTargets : [])],
+    warnings: warningsOf([...results, ...halfRate.scenarios]),
+    runs,
+  };
+}
+
+/** A warm-up of every scenario (`--warmup` seconds each), unmeasured. */
+async function warmUp(system: BenchSystem, scenarios: Scenario[], options: BenchOptions): Promise<void> {
+  if (options.warmupSeconds <= 0) return;
+  const load = { connections: options.connections, seconds: options.warmupSeconds, recordLatencies: false };
+  for (const s of scenarios) await system.load.run(orderFor(system, s, load));
+}
+
+/**
+ * Round trips per request: separate runs of a fixed number of requests under MONITOR (not measured
+ * runs: MONITOR costs Redis CPU). The baseline's too: the count is also the last warm-up before the
+ * runs, which an A/A run showed must be the same for both builds.
+ */
+async function countRoundTrips(system: BenchSystem, scenarios: Scenario[], options: BenchOptions): Promise<Map<string, RedisTraffic>> {
+  const roundTrips = new Map<string, RedisTraffic>();
+  const order = { connections: options.connections, seconds: options.seconds, amount: options.mode === 'quick' ? 200 : 3_000, recordLatencies: false };
+  for (const s of scenarios.filter((x) => x.target === 'gateway-redis' || x.target === 'gateway-baseline')) {
+    roundTrips.set(s.id, await countRedisTraffic(system, orderFor(system, s, order), options.settleMs));
+  }
+  return roundTrips;
 }
 
 /** One run of the whole comparison: every scenario as fast as it goes, then GET list at half the gateway's rate. */
