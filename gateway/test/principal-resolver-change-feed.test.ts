@@ -1,6 +1,11 @@
-import { hashApiKey } from '../src/keys/api-key';
+import { generateApiKey, hashApiKey } from '../src/keys/api-key';
 import { useResolverOnMemoryStore, withKey } from './support/principal-resolver';
 import { resolveKey } from './support/resolve-key';
+
+/** Resolves once the resolver has called the store (a held call counts): its lookup is under way. */
+async function storeCalled(calls: readonly string[]): Promise<void> {
+  while (!calls.includes('resolveKey')) await new Promise((resolve) => setImmediate(resolve));
+}
 
 /**
  * What the change feed makes the resolver re-read (and what it leaves alone), and what it tells the
@@ -84,6 +89,32 @@ describe('PrincipalResolver: what the change feed makes it re-read (in-process s
     await memory.announce({ type: 'account-created', accountId: account.id });
     await memory.announce({ type: 'key-added', keyId: key.id, hash: hashApiKey(key.key) });
     expect(resolver.cached(hashApiKey(key.key))).toMatchObject({ state: 'valid' });
+  });
+
+  it("when a key's creation event arrives while its own lookup is under way (pub/sub is late), then the valid answer is cached and survives an outage of the store", async () => {
+    const { memory, spy, service, resolver } = setup;
+    const { key } = await withKey(service);
+    const release = spy.hold();
+    const pending = resolveKey(resolver, key.key);
+    await storeCalled(spy.calls);
+    await memory.announce({ type: 'key-added', keyId: key.id, hash: hashApiKey(key.key) });
+    release();
+    expect(await pending).toMatchObject({ keyId: key.id });
+    expect(resolver.cached(hashApiKey(key.key))).toMatchObject({ state: 'valid' });
+    spy.fail(true);
+    expect(await resolveKey(resolver, key.key)).toMatchObject({ keyId: key.id });
+  });
+
+  it('when a key is added while a lookup that found it unknown is under way, then the refusal is not cached', async () => {
+    const { memory, spy, resolver } = setup;
+    const key = generateApiKey();
+    const release = spy.hold();
+    const pending = resolveKey(resolver, key);
+    await storeCalled(spy.calls); // the lookup has begun: its read may come before the key exists
+    await memory.announce({ type: 'key-added', keyId: 'key_00000000000000000000', hash: hashApiKey(key) });
+    release();
+    expect(await pending).toBeNull(); // read before the key existed
+    expect(resolver.cached(hashApiKey(key))).toEqual({ state: 'uncached' });
   });
 
   it('when a key is revoked while its lookup is under way, then the stale answer is not cached', async () => {

@@ -96,7 +96,15 @@ export class PrincipalResolver {
   private readonly now: () => number;
   private readonly entries: KeyEntries;
   private readonly inflight = new Map<string, Promise<LookUpResult>>();
+  /** Bumped by what may make any answer under way wrong (a key revoked, an account or plan changed, a reset). */
   private generation = 0;
+  /**
+   * Bumped by a key added: only a refusal under way may be wrong then (read before the key
+   * existed), never a valid answer. Kept apart so that a valid key verified while its own creation
+   * event was still on its way (pub/sub is late under load) is cached, and so survives an outage of
+   * the store; it was answered but not cached, and the outage then answered 503.
+   */
+  private additions = 0;
   private readonly unsubscribe: () => void;
 
   constructor({
@@ -173,6 +181,7 @@ export class PrincipalResolver {
   /** Forgets everything cached. */
   clear(): void {
     this.generation++;
+    this.additions++;
     this.entries.clear();
     this.inflight.clear();
   }
@@ -209,6 +218,7 @@ export class PrincipalResolver {
 
   private async load(hash: string): Promise<Principal | null> {
     const generation = this.generation;
+    const additions = this.additions;
     let found: KeyResolution | null;
     try {
       found = await withDeadline(this.store.resolveKey(hash), this.lookupTimeoutMs, 'key lookup');
@@ -225,7 +235,7 @@ export class PrincipalResolver {
       throw error;
     }
     const principal = toPrincipal(hash, found);
-    if (generation === this.generation) {
+    if (generation === this.generation && (principal !== null || additions === this.additions)) {
       const expiresAt = this.now() + this.ttlMs;
       this.entries.remember(hash, principal, { expiresAt, staleUntil: expiresAt + this.staleIfErrorMs, ...ownerOf(hash, found) });
     }
@@ -245,7 +255,7 @@ export class PrincipalResolver {
       case 'key-added':
         // A valid entry for it was read after it was added (this event may be late): only a refusal,
         // cached or on its way, is wrong now.
-        this.generation++;
+        this.additions++;
         this.inflight.delete(event.hash);
         if (this.entries.unknown.peek(event.hash)) this.entries.forget(event.hash);
         return;
