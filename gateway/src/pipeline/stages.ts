@@ -47,7 +47,8 @@ const optional = (middleware: RequestHandler | undefined): RequestHandler[] => (
 /**
  * The `/v1` stages in the order they run: the one statement of that order (app.ts mounts this
  * list as one middleware, `v1Pipeline`; docs/architecture.md describes it, checked by
- * stages.test.ts). A stage whose setting is off has no middleware. Every refusal after `rate limit` carries the rate-limit headers.
+ * stages.test.ts). A stage whose setting is off has no middleware. Every refusal after
+ * `rate limit` carries the rate-limit headers.
  */
 export function v1Stages({ config, keys, lookups, limits, document, petsProxy, operatorMiddleware }: V1StageOptions): readonly V1Stage[] {
   return [
