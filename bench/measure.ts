@@ -1,7 +1,9 @@
 import type { LoadOrder, LoadOutcome } from './load-protocol';
 import { otherWorkBetween, type OtherWork } from './other-work';
 import { alive, cpuMicros, memory, processSnapshot } from './proc';
-import { RedisMonitor } from './redis-monitor';
+import { isJobQueueConnection } from '../gateway/src/jobs/bullmq-queues';
+import { clientNamesOf, countsOfClients, RedisMonitor } from '../tools/redis-monitor';
+import { INSPECTION_CONNECTION_NAME } from '../tools/redis-server';
 import type { BenchSystem, ProcessName } from './system';
 
 /** One measured run: what the load generator saw, and what each process spent meanwhile. */
@@ -107,7 +109,12 @@ export interface RedisTraffic {
   inScriptsPerRequest: Record<string, number>;
 }
 
-/** A run under MONITOR: how many commands each request sends Redis (not a measured run: MONITOR costs Redis CPU). */
+/**
+ * A run under MONITOR: how many commands each request sends Redis (not a measured run: MONITOR
+ * costs Redis CPU). The gateways' job queues (BullMQ's polls and stalled-job checks, on timers of
+ * their own, on connections named as theirs) and the bench's own inspection are left out: they are
+ * not per request, and a poll landing in a short run read as 0.01 commands per refused request.
+ */
 export async function countRedisTraffic(system: BenchSystem, order: LoadOrder, settleMs = 500): Promise<RedisTraffic> {
   await settle(settleMs);
   const monitor = await RedisMonitor.start(system.redis.port);
@@ -115,17 +122,18 @@ export async function countRedisTraffic(system: BenchSystem, order: LoadOrder, s
   try {
     outcome = await system.load.run(order);
     // The last commands may still be on their way to the monitor connection.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await monitor.caughtUp((marker) => system.redis.client.echo(marker));
   } finally {
     monitor.stop();
   }
+  const names = clientNamesOf(String(await system.redis.client.client('LIST')));
+  const counted = countsOfClients(monitor.byClient, names, (name) => name !== INSPECTION_CONNECTION_NAME && !isJobQueueConnection(name));
   const perRequest = (counts: Record<string, number>) =>
     Object.fromEntries(Object.entries(counts).map(([command, n]) => [command, Math.round((n / Math.max(1, outcome.requests)) * 10_000) / 10_000]));
-  const sent = perRequest(monitor.sent);
   return {
     requests: outcome.requests,
-    sentPerRequest: sent,
-    sentTotalPerRequest: Math.round((Object.values(monitor.sent).reduce((a, b) => a + b, 0) / Math.max(1, outcome.requests)) * 10_000) / 10_000,
-    inScriptsPerRequest: perRequest(monitor.inScripts),
+    sentPerRequest: perRequest(counted.sent),
+    sentTotalPerRequest: Math.round((Object.values(counted.sent).reduce((a, b) => a + b, 0) / Math.max(1, outcome.requests)) * 10_000) / 10_000,
+    inScriptsPerRequest: perRequest(counted.inScripts),
   };
 }

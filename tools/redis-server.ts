@@ -1,6 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { freePort, waitFor } from './ports';
+import { clientNamesOf, countsOfClients, RedisMonitor, type CommandCounts } from './redis-monitor';
+
+/** The name (CLIENT SETNAME) of a test's own inspecting connection (`TestRedis.client`). */
+export const INSPECTION_CONNECTION_NAME = 'test:inspection';
+
+/** What `watchCommands` saw: the commands of the clients a name filter accepts, added up. */
+export interface WatchedCommands {
+  of(include: (clientName: string) => boolean): CommandCounts;
+}
 
 export interface TestRedisOptions {
   /** Arguments after the defaults (later ones win in redis-server), e.g. `--appendonly yes --dir D`. */
@@ -100,6 +109,27 @@ export class TestRedis {
   async resetStats(): Promise<void> {
     await this.client.config('RESETSTAT');
   }
+
+  /**
+   * Counts the commands each client sends from now (MONITOR), by the client's name: unlike
+   * `commandStats`, it tells one connection's commands (a gateway's request path) from another's
+   * (its job queues' polls, which run on their own timers). `stop()` waits until Redis's feed has
+   * caught up, ends it, and names the clients (`CLIENT LIST`).
+   */
+  async watchCommands(): Promise<{ stop(): Promise<WatchedCommands> }> {
+    const monitor = await RedisMonitor.start(this.port);
+    return {
+      stop: async () => {
+        try {
+          await monitor.caughtUp((marker) => this.client.echo(marker));
+        } finally {
+          monitor.stop();
+        }
+        const names = clientNamesOf(String(await this.client.client('LIST')));
+        return { of: (include) => countsOfClients(monitor.byClient, names, include) };
+      },
+    };
+  }
 }
 
 /**
@@ -108,7 +138,7 @@ export class TestRedis {
  * hand-written client it replaces had.
  */
 function inspectingClient(port: number): Redis {
-  const client = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 2_000, retryStrategy: () => 20 });
+  const client = new Redis({ host: '127.0.0.1', port, connectionName: INSPECTION_CONNECTION_NAME, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 2_000, retryStrategy: () => 20 });
   // Refused connections while the server starts are expected; a command's failure reaches its caller.
   client.on('error', () => undefined);
   return client;

@@ -32,6 +32,14 @@ export type RedisTarget = { url: string } | { clusterNodes: readonly ClusterNode
 const reconnectDelay = (attempt: number) => Math.min(50 * attempt, 500);
 
 /**
+ * What the gateway's connections call themselves (CLIENT SETNAME, sent by ioredis as it connects):
+ * an operator's `CLIENT LIST` tells the request path's commands from the change feed's and the job
+ * queues' (`jobs/bullmq-queues.ts`), and so do the tests and the bench that count what a request
+ * costs Redis.
+ */
+export const CONNECTION_NAMES = { requests: 'animal-store:requests', changes: 'animal-store:changes' } as const;
+
+/**
  * Commands issued in one event-loop turn (concurrent requests' limiter scripts) go out in one write
  * and their replies come back in one read: the same commands, far fewer system calls under load.
  * Not with tracing on: ioredis sends a batch in the context of its first command, so the ioredis
@@ -50,6 +58,7 @@ export const DISCONNECT_TIMEOUT_MS = 100;
 
 const requestPathOptions = (): RedisOptions => ({
   ...autoPipelining(),
+  connectionName: CONNECTION_NAMES.requests,
   disconnectTimeout: DISCONNECT_TIMEOUT_MS,
   enableOfflineQueue: false,
   commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -78,7 +87,7 @@ const clusterRequestPathOptions = (): ClusterOptions => ({
   // a burst of first commands finds the node still connecting, and without an offline queue each of
   // them is bounced into ioredis's 100 ms retry loop: requests then miss their deadline on a healthy
   // cluster.
-  redisOptions: { commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false, disconnectTimeout: DISCONNECT_TIMEOUT_MS },
+  redisOptions: { connectionName: CONNECTION_NAMES.requests, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false, disconnectTimeout: DISCONNECT_TIMEOUT_MS },
 });
 
 /** The connection commands go through. Resolves once connected, or after `waitMs` even if not (the gateway then starts degraded). */
@@ -169,6 +178,7 @@ export interface FeedSubscriber {
 export function createSubscriber(url: string): Redis {
   const client = new Redis(url, {
     ...requestPathOptions(),
+    connectionName: CONNECTION_NAMES.changes,
     enableAutoPipelining: false,
     enableOfflineQueue: true,
     commandTimeout: undefined,
@@ -241,7 +251,7 @@ export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscribe
     const node = nodes[this.nextNode++ % nodes.length];
     if (!node) return;
     // No reconnection of its own: when this node goes, the next one is tried at once.
-    const connection = new Redis({ host: node.host, port: node.port, connectTimeout: 1_000, retryStrategy: () => null, enableOfflineQueue: true, maxRetriesPerRequest: null, disconnectTimeout: DISCONNECT_TIMEOUT_MS });
+    const connection = new Redis({ host: node.host, port: node.port, connectionName: CONNECTION_NAMES.changes, connectTimeout: 1_000, retryStrategy: () => null, enableOfflineQueue: true, maxRetriesPerRequest: null, disconnectTimeout: DISCONNECT_TIMEOUT_MS });
     this.connection = connection;
     connection.on('error', () => undefined);
     connection.on('message', (channel: string, message: string) => this.emit('message', channel, message));

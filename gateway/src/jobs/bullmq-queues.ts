@@ -6,13 +6,27 @@ import { DEFAULT_CONCURRENCY, ENDED_JOB_IDS_KEPT_MS, type JobQueue, type JobQueu
 /** Failed jobs are kept this long (for `stats` and for ops looking into Redis). */
 const FAILED_JOBS_KEPT_SECONDS = 7 * 24 * 60 * 60;
 
+/** The hash tags of the queues' keys start `{<prefix>:`; this build's prefix. */
+const DEFAULT_PREFIX = 'animal-store';
+
+/**
+ * Whether a Redis client of that name (`CLIENT LIST`) is one of the job queues' connections: the
+ * shared one (`<prefix>:jobs`) or a worker's blocking one, which BullMQ names after its queue's
+ * prefix (`{<prefix>:email}:<queue name in base64>`). Their commands (a worker's polls, BullMQ's
+ * stalled-job checks) run on BullMQ's timers, whatever the traffic: the tests and the bench that
+ * count what a request costs Redis leave them out.
+ */
+export function isJobQueueConnection(name: string, prefix = DEFAULT_PREFIX): boolean {
+  return name === `${prefix}:jobs` || name.startsWith(`{${prefix}:`);
+}
+
 /**
  * BullMQ's own connection: unlike the request path's (`redis.ts`), it waits through outages (an
  * offline queue, no per-command retry limit, as BullMQ's workers require), since nothing waits on
  * it but background work.
  */
-function connectionFor(target: RedisTarget): Redis | Cluster {
-  const options = { maxRetriesPerRequest: null, enableOfflineQueue: true, disconnectTimeout: DISCONNECT_TIMEOUT_MS } as const;
+function connectionFor(target: RedisTarget, prefix: string): Redis | Cluster {
+  const options = { connectionName: `${prefix}:jobs`, maxRetriesPerRequest: null, enableOfflineQueue: true, disconnectTimeout: DISCONNECT_TIMEOUT_MS } as const;
   const client = 'url' in target ? new Redis(target.url, options) : new Cluster(target.clusterNodes.map((node) => ({ ...node })), { redisOptions: options });
   client.on('error', () => undefined); // ioredis reconnects by itself; BullMQ reports what it cannot do
   return client;
@@ -104,12 +118,12 @@ export class BullJobQueues implements JobQueues {
   constructor(
     private readonly target: RedisTarget,
     private readonly onError: (error: unknown) => void,
-    private readonly prefix = 'animal-store',
+    private readonly prefix = DEFAULT_PREFIX,
   ) {}
 
   queue<T>(name: string, options: QueueOptions<T>): JobQueue<T> {
     if (this.queues.has(name)) throw new Error(`the job queue "${name}" exists already`);
-    this.connection ??= connectionFor(this.target);
+    this.connection ??= connectionFor(this.target, this.prefix);
     const queue = new BullJobQueue(this.connection, this.prefix, name, options, this.onError);
     this.queues.set(name, queue as BullJobQueue<unknown>);
     return queue;
