@@ -2,7 +2,6 @@ import type { LoadOrder, LoadOutcome } from './load-protocol';
 import { otherWorkBetween, type OtherWork } from './other-work';
 import { alive, cpuMicros, memory, processSnapshot } from './proc';
 import { isJobQueueConnection } from '../gateway/src/jobs/bullmq-queues';
-import { clientNamesOf, countsOfClients, RedisMonitor } from '../tools/redis-monitor';
 import { INSPECTION_CONNECTION_NAME } from '../tools/redis-server';
 import type { BenchSystem, ProcessName } from './system';
 
@@ -117,17 +116,12 @@ export interface RedisTraffic {
  */
 export async function countRedisTraffic(system: BenchSystem, order: LoadOrder, settleMs = 500): Promise<RedisTraffic> {
   await settle(settleMs);
-  const monitor = await RedisMonitor.start(system.redis.port);
-  let outcome: LoadOutcome;
-  try {
-    outcome = await system.load.run(order);
-    // The last commands may still be on their way to the monitor connection.
-    await monitor.caughtUp((marker) => system.redis.client.echo(marker));
-  } finally {
-    monitor.stop();
-  }
-  const names = clientNamesOf(String(await system.redis.client.client('LIST')));
-  const counted = countsOfClients(monitor.byClient, names, (name) => name !== INSPECTION_CONNECTION_NAME && !isJobQueueConnection(name));
+  const watch = await system.redis.watchCommands();
+  const outcome = await system.load.run(order).catch(async (error: unknown) => {
+    await watch.stop().catch(() => undefined);
+    throw error;
+  });
+  const counted = (await watch.stop()).of((name) => name !== INSPECTION_CONNECTION_NAME && !isJobQueueConnection(name));
   const perRequest = (counts: Record<string, number>) =>
     Object.fromEntries(Object.entries(counts).map(([command, n]) => [command, Math.round((n / Math.max(1, outcome.requests)) * 10_000) / 10_000]));
   return {

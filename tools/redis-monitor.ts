@@ -21,11 +21,7 @@ export interface CommandCounts {
  * crashed the bench once two gateways' background work was on the server.
  */
 export class RedisMonitor {
-  /** Commands sent by clients, by name. */
-  readonly sent: Record<string, number> = {};
-  /** Commands run inside scripts, by name. */
-  readonly inScripts: Record<string, number> = {};
-  /** The same by client address (`127.0.0.1:5000`), a script's commands counted for the client that ran it. */
+  /** What each client sent, by its address (`127.0.0.1:5000`), a script's commands counted for the client that ran it. */
   readonly byClient = new Map<string, CommandCounts>();
   private pending = '';
   /** The client of the last command sent: the one whose script runs the `lua` lines that follow. */
@@ -90,8 +86,6 @@ export class RedisMonitor {
       if (!seen) continue;
       if (seen.command === 'echo') this.markers.get(/"([^"]*)"$/.exec(line)?.[1] ?? '')?.();
       if (!seen.inScript) this.lastClient = seen.client;
-      const counts = seen.inScript ? this.inScripts : this.sent;
-      counts[seen.command] = (counts[seen.command] ?? 0) + 1;
       let client = this.byClient.get(this.lastClient);
       if (!client) this.byClient.set(this.lastClient, (client = { sent: {}, inScripts: {} }));
       const ofClient = seen.inScript ? client.inScripts : client.sent;

@@ -42,7 +42,7 @@ afterAll(async () => {
 
 const pets = (key: string) => call(`${gateway.url}/v1/pets`, { key });
 
-describe('rate limiter hot path through a real gateway (real Redis commandstats)', () => {
+describe('rate limiter hot path through a real gateway (real Redis, commands counted by connection)', () => {
   it('when N requests are accepted after the key cache is warm, then Redis receives exactly N EVALSHA and no other client command', async () => {
     const { key } = await createAccountWithKey(gateway.adminUrl, { plan: 'business' });
     // Warm-up: resolves and caches the key (store reads), loads the script, creates the minute counter.
