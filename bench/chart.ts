@@ -26,6 +26,7 @@ const PROCESS_COLOURS: [ProcessName, string, string][] = [
   ['hop', '#8957e5', 'bare node:http hop'],
   ['express-hop', '#bf8700', 'bare Express+HPM hop'],
   ['express-hop-redis', '#bf8700', 'Express+HPM hop + Redis round trip'],
+  ['express-hop-raw-redis', '#bf8700', 'Express+HPM hop + bare-socket round trip'],
   ['pets', '#2da44e', 'pets-service'],
   ['redis', '#d1242f', 'redis-server'],
 ];

@@ -11,18 +11,9 @@ import http from 'node:http';
 import express from 'express';
 import { connectRedis } from '../gateway/src/redis';
 import { defineScripts } from '../gateway/src/limits/script';
-import { RedisKeyNames } from '../gateway/src/limits/redis-key-names';
-import { utcDay } from '../gateway/src/limits/windows';
+import { consumeArguments } from './round-trip-arguments';
 import { hopProxy } from './express-hop-proxy';
 import { PREFIX, serve } from './hop-settings';
-
-/** One account, one key, quotas no load reaches, no ban: the script's full work for an accepted request. */
-function consumeArguments(): (string | number)[] {
-  const names = new RedisKeyNames('rl');
-  const account = names.ofAccount('bench-hop-account', utcDay(Date.now()));
-  const key = names.ofKey({ accountId: 'bench-hop-account', keyId: 'bench-hop-key' });
-  return [account.minute, account.dayBefore, account.today, account.dayAfter, key.ban, key.rejections, account.day, 1e12, 1e15, 0, 900_000];
-}
 
 async function main(): Promise<void> {
   const redis = defineScripts(await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'));

@@ -10,6 +10,7 @@ export const COMPILED = {
   bareHop: path.join(ROOT, 'dist/bench/bare-hop.js'),
   expressHop: path.join(ROOT, 'dist/bench/express-hop.js'),
   expressHopRedis: path.join(ROOT, 'dist/bench/express-hop-redis.js'),
+  expressHopRawRedis: path.join(ROOT, 'dist/bench/express-hop-raw-redis.js'),
   loadGenerator: path.join(ROOT, 'dist/bench/load-generator.js'),
 };
 

@@ -73,7 +73,7 @@ export interface NodeRun {
   judged: boolean;
 }
 
-const FRONTS_COMPARED = ['hop/list', 'express-hop/list', 'express-hop-redis/list', 'gateway-redis/list'];
+const FRONTS_COMPARED = ['hop/list', 'express-hop/list', 'express-hop-redis/list', 'express-hop-raw-redis/list', 'gateway-redis/list'];
 
 /**
  * The fronts side by side on every Node measured (GET list): CPU per request of the process in

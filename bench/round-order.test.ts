@@ -6,6 +6,7 @@ const scenarios = [
   s('hop'),
   s('express-hop'),
   s('express-hop-redis'),
+  s('express-hop-raw-redis'),
   s('gateway-redis'),
   s('gateway-redis', 'refused'),
   s('gateway-baseline'),

@@ -48,6 +48,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     'hop',
     'express-hop',
     'express-hop-redis',
+    'express-hop-raw-redis',
     'gateway-redis',
     // The traced gateway stays last in each round (round-order.ts) and the next run waits until it
     // is quiet (measure.ts): a scenario right after it measured itself slower (its exports and
@@ -64,7 +65,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
       inProcessGateway: options.inProcessGateway,
       tracedGateway: true,
       ...(options.baselineGateway ? { baselineGateway: options.baselineGateway } : {}),
-      hops: ['hop', 'express-hop', 'express-hop-redis'],
+      hops: ['hop', 'express-hop', 'express-hop-redis', 'express-hop-raw-redis'],
       seedPets: 50,
       logLevel: options.logLevel,
       frontNode: frontNode.path,

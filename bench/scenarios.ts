@@ -30,6 +30,8 @@ const KINDS_OF: Record<TargetName, RequestKind[]> = {
   'express-hop': ['list', 'create'],
   // Beside express-hop/list and gateway-redis/list: what the limiter's round trip alone costs.
   'express-hop-redis': ['list'],
+  // The same round trip on a bare socket: what ioredis's share of it is (express-hop-raw-redis.ts).
+  'express-hop-raw-redis': ['list'],
   'gateway-redis': ['list', 'create', 'refused', 'anonymous'],
   'gateway-memory': ['list', 'create', 'refused', 'anonymous'],
   // Beside gateway-redis/list: what tracing at 10 % adds to a served request.

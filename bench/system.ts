@@ -14,9 +14,9 @@ export type TargetName = 'direct' | HopName | 'gateway-redis' | 'gateway-memory'
 /**
  * The yardsticks: a bare `node:http` hop (`bare-hop.ts`), a bare Express + http-proxy-middleware hop
  * (`express-hop.ts`), and the same with the limiter's one Redis round trip per request
- * (`express-hop-redis.ts`).
+ * (`express-hop-redis.ts` on ioredis, `express-hop-raw-redis.ts` on a bare socket).
  */
-export type HopName = 'hop' | 'express-hop' | 'express-hop-redis';
+export type HopName = 'hop' | 'express-hop' | 'express-hop-redis' | 'express-hop-raw-redis';
 /** Every process whose CPU and memory the bench reads. */
 export type ProcessName = 'pets' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'gateway-baseline' | 'redis' | 'load';
 
@@ -25,6 +25,7 @@ const HOPS: Record<HopName, { script: string; redis: boolean }> = {
   hop: { script: COMPILED.bareHop, redis: false },
   'express-hop': { script: COMPILED.expressHop, redis: false },
   'express-hop-redis': { script: COMPILED.expressHopRedis, redis: true },
+  'express-hop-raw-redis': { script: COMPILED.expressHopRawRedis, redis: true },
 };
 
 /** Whether a target is one of the yardstick hops. */
@@ -37,6 +38,7 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   hop: 'bare node:http hop',
   'express-hop': 'bare Express+HPM hop',
   'express-hop-redis': 'Express+HPM hop + Redis round trip',
+  'express-hop-raw-redis': 'Express+HPM hop + bare-socket round trip',
   'gateway-redis': 'gateway (Redis)',
   'gateway-memory': 'gateway (in-process)',
   'gateway-traced': 'gateway (Redis), traced 10 %',

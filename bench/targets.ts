@@ -1,5 +1,6 @@
 import type { ScenarioResult } from './results';
 import { round } from './results';
+import type { ProcessName } from './system';
 
 /**
  * The targets, on this machine, as ratios of scenarios measured side by side in one run (so that a
@@ -74,6 +75,12 @@ export interface Ratios {
    * comparison only: what the round trip alone costs over the Express hop, and the gateway over it.
    */
   roundTripHop: { cpuOverExpressHop: number; throughputOverExpressHop: number; gatewayCpuOverIt: number; gatewayThroughputOverIt: number };
+  /**
+   * The same round trip on a bare socket (`express-hop-raw-redis.ts`), for comparison only: the
+   * least the round trip could cost, and ioredis's round-trip hop over it (what a limiter
+   * connection of our own could save at most).
+   */
+  rawRoundTripHop: { cpuOverExpressHop: number; throughputOverExpressHop: number; ioredisCpuOverIt: number };
   /** The same ratios for the in-process gateway, for comparison only (not targets). */
   inProcess?: { gatewayCpuOverHop: number; gatewayThroughputOverHop: number; gatewayThroughputOverDirect: number; refusedOverServed: number };
 }
@@ -106,17 +113,27 @@ export function ratiosOf(get: ById, hasInProcess: boolean): Ratios {
     petsCpuPerListDirect: direct.cpuMicrosPerRequest.pets ?? Number.NaN,
     ...(hasInProcess ? { inProcess: gateway('gateway-memory') } : {}),
     roundTripHop: roundTripHopRatios(get('express-hop-redis/list'), expressHop, redisList),
+    rawRoundTripHop: rawRoundTripHopRatios(get('express-hop-raw-redis/list'), expressHop, get('express-hop-redis/list')),
+  };
+}
+
+/** A front's CPU per request (of its own process) and req/s over another's, GET list. */
+function over(a: ScenarioResult, aFront: ProcessName, b: ScenarioResult, bFront: ProcessName): { cpu: number; throughput: number } {
+  return {
+    cpu: round((a.cpuMicrosPerRequest[aFront] ?? Number.NaN) / (b.cpuMicrosPerRequest[bFront] ?? Number.NaN), 2),
+    throughput: round(a.requestsPerSecond / b.requestsPerSecond, 2),
   };
 }
 
 function roundTripHopRatios(roundTrip: ScenarioResult, expressHop: ScenarioResult, gateway: ScenarioResult): Ratios['roundTripHop'] {
-  const cpu = roundTrip.cpuMicrosPerRequest['express-hop-redis'] ?? Number.NaN;
-  return {
-    cpuOverExpressHop: round(cpu / (expressHop.cpuMicrosPerRequest['express-hop'] ?? Number.NaN), 2),
-    throughputOverExpressHop: round(roundTrip.requestsPerSecond / expressHop.requestsPerSecond, 2),
-    gatewayCpuOverIt: round((gateway.cpuMicrosPerRequest['gateway-redis'] ?? Number.NaN) / cpu, 2),
-    gatewayThroughputOverIt: round(gateway.requestsPerSecond / roundTrip.requestsPerSecond, 2),
-  };
+  const hop = over(roundTrip, 'express-hop-redis', expressHop, 'express-hop');
+  const gatewayOverIt = over(gateway, 'gateway-redis', roundTrip, 'express-hop-redis');
+  return { cpuOverExpressHop: hop.cpu, throughputOverExpressHop: hop.throughput, gatewayCpuOverIt: gatewayOverIt.cpu, gatewayThroughputOverIt: gatewayOverIt.throughput };
+}
+
+function rawRoundTripHopRatios(raw: ScenarioResult, expressHop: ScenarioResult, ioredis: ScenarioResult): Ratios['rawRoundTripHop'] {
+  const hop = over(raw, 'express-hop-raw-redis', expressHop, 'express-hop');
+  return { cpuOverExpressHop: hop.cpu, throughputOverExpressHop: hop.throughput, ioredisCpuOverIt: over(ioredis, 'express-hop-redis', raw, 'express-hop-raw-redis').cpu };
 }
 
 export function checksOf(ratios: Ratios, addedP99Ms: number): Check[] {

@@ -39,7 +39,7 @@ interface ScenarioResult {
   otherCores: number;
 }
 
-const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'express-hop-redis': 'express-hop-redis', 'gateway-redis': 'gateway-redis', 'gateway-traced': 'gateway-traced', 'gateway-baseline': 'gateway-baseline' };
+const FRONT: Record<string, string | undefined> = { direct: undefined, hop: 'hop', 'express-hop': 'express-hop', 'express-hop-redis': 'express-hop-redis', 'express-hop-raw-redis': 'express-hop-raw-redis', 'gateway-redis': 'gateway-redis', 'gateway-traced': 'gateway-traced', 'gateway-baseline': 'gateway-baseline' };
 
 function expectSaneScenario(r: ScenarioResult, expectedStatus: string): void {
   const context = `${r.id}: ${JSON.stringify(r)}`;
@@ -81,7 +81,7 @@ describe('npm run bench -- --quick', () => {
       mode: string;
       scenarios: ScenarioResult[];
       halfRate: { rate: number; scenarios: ScenarioResult[]; addedP99Ms: number };
-      ratios: Record<string, number> & { roundTripHop: Record<string, number> };
+      ratios: Record<string, number> & { roundTripHop: Record<string, number>; rawRoundTripHop: Record<string, number> };
       tracing: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number }; exports: number };
       baseline: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number } };
       baselineRefused: { cpuMicros: { off: number; on: number; added: number }; requestsPerSecond: { off: number; on: number } };
@@ -109,6 +109,7 @@ describe('npm run bench -- --quick', () => {
       'express-hop/list': '200',
       'express-hop/create': '201',
       'express-hop-redis/list': '200',
+      'express-hop-raw-redis/list': '200',
       'gateway-redis/list': '200',
       'gateway-redis/create': '201',
       'gateway-redis/refused': '429',
@@ -151,6 +152,11 @@ describe('npm run bench -- --quick', () => {
     expect(roundTripHop.redisCommandsPerRequest.byCommand.evalsha).toBeGreaterThan(0);
     for (const [name, value] of Object.entries(report.ratios.roundTripHop)) expect({ name, value: value > 0 && Number.isFinite(value) }).toEqual({ name, value: true });
     expect(Object.keys(report.ratios.roundTripHop)).toEqual(['cpuOverExpressHop', 'throughputOverExpressHop', 'gatewayCpuOverIt', 'gatewayThroughputOverIt']);
+    // So does the one on a bare socket (its own RESP writer and reader, express-hop-raw-redis.ts).
+    const rawRoundTripHop = report.scenarios.find((r) => r.id === 'express-hop-raw-redis/list')!;
+    expect(rawRoundTripHop.redisCommandsPerRequest.byCommand.evalsha).toBeGreaterThan(0);
+    for (const [name, value] of Object.entries(report.ratios.rawRoundTripHop)) expect({ name, value: value > 0 && Number.isFinite(value) }).toEqual({ name, value: true });
+    expect(Object.keys(report.ratios.rawRoundTripHop)).toEqual(['cpuOverExpressHop', 'throughputOverExpressHop', 'ioredisCpuOverIt']);
 
     expect(report.halfRate.rate).toBeGreaterThan(0);
     expect(report.halfRate.scenarios.map((r) => r.id)).toEqual(['direct/list', 'hop/list', 'express-hop/list', 'gateway-redis/list']);
