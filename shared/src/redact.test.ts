@@ -40,6 +40,11 @@ describe('redactSecrets', () => {
     [`/v1/pets/ask%5flive%5f${key.slice(9)}`, '/v1/pets/ask%5flive%5f[redacted]'],
     [`/v1/pets/%61sk_test_%34eC39Hq`, '/v1/pets/%61sk_test_[redacted]'],
     ['/v1/pets?q=100%25&status=sold', '/v1/pets?q=100%25&status=sold'],
+    // Each needs one clause of the one-pass check that lets a plain URL through untouched (issue 29).
+    ['/v1/pets?PASSWORD=hunter2', '/v1/pets?PASSWORD=[redacted]'],
+    ['/v1/pets;token=abc', '/v1/pets;token=[redacted]'],
+    ['redis://app:s3cret@cache:6379', 'redis://app:***@cache:6379'],
+    ['BEARER abc', 'BEARER [redacted]'],
   ])('when %s is logged, then it reads %s', (text, shown) => {
     expect(redactSecrets(text)).toBe(shown);
   });
