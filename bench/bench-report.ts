@@ -57,6 +57,8 @@ export interface BenchReport {
   baseline?: GatewayDifference;
   /** The same on the 429 path. */
   baselineRefused?: GatewayDifference;
+  /** Node's own flags the baseline gateway ran with (`BENCH_BASELINE_NODE_OPTIONS`), if any. */
+  baselineNodeOptions?: string[];
   /** Judged on the median ratios, unless the verdict is `refused`. */
   checks: Check[];
   /** Other processes' CPU over all the runs' measured time; above its limit, no verdict. */

@@ -47,6 +47,11 @@ export interface BenchOptions {
    * with `npm run build`), measured on Redis beside this build's in the same interleaved rounds.
    */
   baselineGateway?: string;
+  /**
+   * Node's own flags for the baseline gateway only (`BENCH_BASELINE_NODE_OPTIONS`, space-separated):
+   * with `--baseline` naming this very build, what a runtime setting costs or saves, alternated.
+   */
+  baselineNodeOptions?: string[];
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -73,6 +78,10 @@ export const USAGE = `npm run bench [-- options]
                     build, e.g. the last main's) on Redis, GET list and the 429 path, in the same
                     rounds as this one's: what a change costs, alternated on one machine
   BENCH_LOG_LEVEL   the services' LOG_LEVEL (default info)
+  BENCH_BASELINE_NODE_OPTIONS
+                    Node's flags for the --baseline gateway only (before its script), e.g.
+                    --max-semi-space-size=64 with --baseline of this very build: a runtime
+                    setting measured against none, in the same rounds
   BENCH_NODE        a second Node executable for the gateways and hops (e.g. /work/node24/bin/node):
                     the bench runs once on the Node in PATH, once on it, and reports both; soak and
                     profile run the gateway on it`;
@@ -126,5 +135,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     logLevel: env.BENCH_LOG_LEVEL ?? 'info',
     ...(env.BENCH_NODE ? { benchNode: env.BENCH_NODE } : {}),
     ...(baselineGateway ? { baselineGateway } : {}),
+    ...(baselineGateway && env.BENCH_BASELINE_NODE_OPTIONS ? { baselineNodeOptions: env.BENCH_BASELINE_NODE_OPTIONS.split(/\s+/).filter(Boolean) } : {}),
   };
 }

@@ -69,6 +69,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
       seedPets: 50,
       logLevel: options.logLevel,
       frontNode: frontNode.path,
+      ...(options.baselineNodeOptions ? { nodeOptions: { 'gateway-baseline': options.baselineNodeOptions } } : {}),
     });
   const runs: BenchRun[] = [];
   const works: OtherWork[] = [];
@@ -130,6 +131,7 @@ async function runBench(options: BenchOptions, frontNode: FrontNode): Promise<Be
     ...(options.baselineGateway
       ? { baseline: gatewayDifference(results, 'gateway-baseline', 'gateway-redis'), baselineRefused: gatewayDifference(results, 'gateway-baseline', 'gateway-redis', 'refused') }
       : {}),
+    ...(options.baselineNodeOptions ? { baselineNodeOptions: options.baselineNodeOptions } : {}),
     checks,
     otherWork,
     verdict,
@@ -273,7 +275,7 @@ function print(report: BenchReport): void {
     'What tracing costs a served request (OTLP export, 10 % of traces kept; traced − tracing off):',
     differenceText(report.tracing),
     '',
-    ...(report.baseline ? ['This build against --baseline (GET list, gateway on Redis; this − baseline):', differenceText(report.baseline), ''] : []),
+    ...(report.baseline ? [`This build against --baseline${report.baselineNodeOptions ? ` run with ${report.baselineNodeOptions.join(' ')}` : ''} (GET list, gateway on Redis; this − baseline):`, differenceText(report.baseline), ''] : []),
     ...(report.baselineRefused ? ['The same, refused (429):', differenceText(report.baselineRefused), ''] : []),
     `${TARGETS_HEADING[report.verdict]}, gateways and hops on Node ${report.frontNode.version}:`,
     checksText(report.checks, report.verdict !== 'refused'),

@@ -22,10 +22,17 @@ export const TARGETS = {
   minThroughputOverDirect: 0.75,
   /** Gateway p99 − direct p99 at half the gateway's maximum rate, ms. */
   maxAddedP99Ms: 2,
-  /** Refused (429) throughput ÷ served list throughput. */
-  minRefusedOverServed: 2,
-  /** Redis commands per refused request (0; the tolerance admits a background key-cache refresh during a run). */
-  maxRedisPerRefused: 0.001,
+  /** Refused (429) throughput ÷ served list throughput (issue 15 asked ≥ 2, issue 29 ≥ 3). */
+  minRefusedOverServed: 3,
+  /**
+   * Redis commands the gateway's request connection sends per refused request (MONITOR, in the
+   * count's 3,000 requests; job queues aside): 0 for a refusal the replica already knows. One per
+   * refusal would read 1; the tolerance admits the background work that shares the connection (the
+   * usage board's and keys' last-use flushes, once a second whatever the load: a few commands in a
+   * window). Until issue 29 this read Redis's INFO commandstats, every client's commands, and
+   * missed on them (0.002–0.006) while the refusals sent none.
+   */
+  maxRedisPerRefused: 0.005,
   /** Redis round trips per accepted request: exactly 1 (the tolerance admits a key-cache refresh, every 30 s per key). */
   redisRoundTripsPerAccepted: 1,
   redisRoundTripTolerance: 0.005,
@@ -64,7 +71,7 @@ export interface Ratios {
   gatewayThroughputOverHop: number;
   gatewayThroughputOverDirect: number;
   refusedOverServed: number;
-  /** Commands sent to Redis per accepted GET and POST (MONITOR), and commands run per refused request (commandstats). */
+  /** Commands the request connection sends to Redis per accepted GET and POST, and per refused request (MONITOR, job queues aside). */
   redisRoundTripsPerAccepted: number;
   redisRoundTripsPerCreate: number;
   redisCommandsPerRefused: number;
@@ -108,7 +115,7 @@ export function ratiosOf(get: ById, hasInProcess: boolean): Ratios {
     ...gateway('gateway-redis'),
     redisRoundTripsPerAccepted: redisList.redisRoundTrips?.sentTotalPerRequest ?? Number.NaN,
     redisRoundTripsPerCreate: get('gateway-redis/create').redisRoundTrips?.sentTotalPerRequest ?? Number.NaN,
-    redisCommandsPerRefused: get('gateway-redis/refused').redisCommandsPerRequest.total,
+    redisCommandsPerRefused: get('gateway-redis/refused').redisRoundTrips?.sentTotalPerRequest ?? Number.NaN,
     petsCpuPerListViaGateway: redisList.cpuMicrosPerRequest.pets ?? Number.NaN,
     petsCpuPerListDirect: direct.cpuMicrosPerRequest.pets ?? Number.NaN,
     ...(hasInProcess ? { inProcess: gateway('gateway-memory') } : {}),
@@ -154,7 +161,7 @@ export function checksOf(ratios: Ratios, addedP99Ms: number): Check[] {
       met: ratios.gatewayThroughputOverExpressHop >= t.minThroughputOverExpressHop,
     },
     { issue: 15, name: '429 throughput ÷ served throughput', value: ratios.refusedOverServed, target: `≥ ${t.minRefusedOverServed}`, met: ratios.refusedOverServed >= t.minRefusedOverServed },
-    { issue: 15, name: 'Redis commands per refused request', value: ratios.redisCommandsPerRefused, target: '0', met: ratios.redisCommandsPerRefused <= t.maxRedisPerRefused },
+    { issue: 15, name: 'Redis commands sent per refused request', value: ratios.redisCommandsPerRefused, target: '0', met: ratios.redisCommandsPerRefused <= t.maxRedisPerRefused },
     {
       issue: 15,
       name: 'Redis round trips per accepted GET',

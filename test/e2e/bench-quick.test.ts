@@ -171,7 +171,7 @@ describe('npm run bench -- --quick', () => {
       'gateway CPU per request ÷ bare Express+HPM hop',
       'gateway throughput ÷ bare Express+HPM hop',
       '429 throughput ÷ served throughput',
-      'Redis commands per refused request',
+      'Redis commands sent per refused request',
       'Redis round trips per accepted GET',
       'Redis round trips per accepted POST',
     ]);
