@@ -10,13 +10,12 @@
  * load (50 connections) with `alloc-preload.ts`: a warm-up of 3 s unsampled, then N requests
  * (20,000 by default) under V8's sampling heap profiler.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { waitFor } from '../tools/ports';
 import { allocProfileFile } from './alloc-preload';
 import { allocText, summariseAlloc, type HeapProfile } from './alloc-summary';
-import { orderFor, scenario, type RequestKind } from './scenarios';
-import { isHop, startBenchSystem, type TargetName } from './system';
+import type { RequestKind } from './scenarios';
+import { countUnderLoad } from './signalled-window';
+import type { TargetName } from './system';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -24,34 +23,9 @@ async function main(): Promise<void> {
   const requests = count >= 0 ? Number(args.splice(count, 2)[1]) : 20_000;
   const [target = 'gateway-redis', request = 'list'] = args as [TargetName?, RequestKind?];
   if (!Number.isInteger(requests) || requests < 1) throw new Error('--requests takes a whole number of requests');
-  const system = await startBenchSystem({
-    inProcessGateway: target === 'gateway-memory',
-    tracedGateway: target === 'gateway-traced',
-    hops: isHop(target) ? [target] : [],
-    seedPets: 50,
-    logLevel: 'info',
-    nodeOptions: { [target]: ['--require', path.join(__dirname, 'alloc-preload.js')] },
-    // As `npm run bench`: BENCH_NODE runs the fronts (e.g. Node 24), this process's Node otherwise.
-    ...(process.env.BENCH_NODE ? { frontNode: process.env.BENCH_NODE } : {}),
-  });
-  try {
-    const pid = system.pids[target as keyof typeof system.pids];
-    if (pid === undefined) throw new Error(`no front named ${target}`);
-    const file = allocProfileFile(pid);
-    const s = scenario(target, request);
-    await system.load.run(orderFor(system, s, { connections: 50, seconds: 3, recordLatencies: false }));
-    process.kill(pid, 'SIGUSR2');
-    await waitFor(() => existsSync(`${file}.started`), 10_000, 'the heap profiler to start');
-    const outcome = await system.load.run(orderFor(system, s, { connections: 50, seconds: 0, amount: requests, recordLatencies: false }));
-    process.kill(pid, 'SIGUSR2');
-    await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').length > 0, 30_000, 'the heap profile');
-    const profile = JSON.parse(readFileSync(file, 'utf8')) as HeapProfile;
-    rmSync(file, { force: true });
-    rmSync(`${file}.started`, { force: true });
-    process.stdout.write(`${allocText(`${target} ${request} (${process.env.BENCH_NODE ?? `Node ${process.version}`}), ${outcome.requests} requests ${JSON.stringify(outcome.statuses)}`, summariseAlloc(profile, outcome.requests))}\n`);
-  } finally {
-    await system.stop();
-  }
+  const counted = await countUnderLoad({ target, request, requests, nodeFlags: ['--require', path.join(__dirname, 'alloc-preload.js')], fileOf: allocProfileFile, what: 'the heap profile' });
+  const profile = JSON.parse(counted.text) as HeapProfile;
+  process.stdout.write(`${allocText(`${target} ${request} (${process.env.BENCH_NODE ?? `Node ${process.version}`}), ${counted.requests} requests ${JSON.stringify(counted.statuses)}`, summariseAlloc(profile, counted.requests))}\n`);
 }
 
 main().catch((error: unknown) => {
