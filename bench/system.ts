@@ -8,6 +8,7 @@ import { TestRedis } from '../tools/redis-server';
 import { TEST_ADMIN_TOKEN, TEST_SECRET, createAccountWithKey } from '../tools/admin-client';
 import { LoadGenerator } from './load-protocol';
 import { BenchProcess, COMPILED } from './processes';
+import { GATEWAY_NODE_FLAGS } from '../gateway/src/node-flags';
 
 /** Where a scenario sends its requests. */
 export type TargetName = 'direct' | HopName | 'gateway-redis' | 'gateway-memory' | 'gateway-traced' | 'gateway-baseline';
@@ -135,7 +136,9 @@ export async function startBenchSystem(options: SystemOptions): Promise<BenchSys
     rmSync(dataDir, { recursive: true, force: true });
   };
   const launch = (name: ProcessName, script: string, env: Record<string, string>, node?: string) => {
-    const child = BenchProcess.start(name, script, env, options.nodeOptions?.[name], node);
+    // The gateways start as `npm start` starts them (GATEWAY_NODE_FLAGS); the hops as plain Node.
+    const nodeFlags = [...(name.startsWith('gateway') ? GATEWAY_NODE_FLAGS : []), ...(options.nodeOptions?.[name] ?? [])];
+    const child = BenchProcess.start(name, script, env, nodeFlags, node);
     started.push(child);
     return child;
   };

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { EnvReader } from '../shared/src/env';
 import { developmentSecret } from '../shared/src/settings';
+import { GATEWAY_NODE_FLAGS } from '../gateway/src/node-flags';
 import { petsAddressOf } from './pets-address';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -21,8 +22,8 @@ env.PETS_URL = pets.petsUrl;
 const children: ChildProcess[] = [];
 let stopping = false;
 
-function run(name: string, script: string): ChildProcess {
-  const child = spawn(process.execPath, [path.join(root, 'dist', script)], { cwd: root, env, stdio: 'inherit' });
+function run(name: string, script: string, nodeFlags: readonly string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, path.join(root, 'dist', script)], { cwd: root, env, stdio: 'inherit' });
   child.once('exit', (code, signal) => {
     if (!stopping) {
       process.stderr.write(`${name} exited (${signal ?? code}); stopping the system\n`);
@@ -71,7 +72,7 @@ process.on('SIGTERM', () => stop(0));
 run('pets-service', 'pets-service/src/main.js');
 waitForPets()
   .then(() => {
-    if (!stopping) run('gateway', 'gateway/src/main.js');
+    if (!stopping) run('gateway', 'gateway/src/main.js', GATEWAY_NODE_FLAGS);
   })
   .catch((error: Error) => {
     process.stderr.write(`${error.message}\n`);

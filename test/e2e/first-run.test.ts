@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, waitFor } from '../helpers/ports';
-import { COMPILED, ServiceProcess } from '../helpers/processes';
+import { GATEWAY_NODE_FLAGS } from '../../gateway/src/node-flags';
+import { COMPILED, ServiceProcess, descendantCommandLines } from '../helpers/processes';
 
 describe('first run: npm start with nothing configured', () => {
   let dir: string;
@@ -44,6 +45,12 @@ describe('first run: npm start with nothing configured', () => {
 
       const plans = await fetch(`http://127.0.0.1:${adminPort}/admin/plans`, { headers: { authorization: `Bearer ${adminToken}` } });
       expect(plans.status).toBe(200);
+
+      // The gateway runs with its Node flags (a larger young generation, gateway/src/node-flags.ts), the pets-service without.
+      if (existsSync('/proc')) {
+        const commands = descendantCommandLines(system.child.pid!).map((args) => args.slice(1).join(' '));
+        expect(commands).toEqual(expect.arrayContaining([[...GATEWAY_NODE_FLAGS, COMPILED.gateway].join(' '), COMPILED.pets]));
+      }
     } finally {
       expect(await system.stop('SIGTERM')).toBe(0);
     }

@@ -122,6 +122,19 @@ export function listensOn(pid: number | undefined, port: number): boolean {
   return processTree(pid).some((member) => socketInodes(member).some((inode) => listening.has(inode)));
 }
 
+/** The command lines (arguments, executable first) of `pid`'s descendants, from /proc (Linux only). */
+export function descendantCommandLines(pid: number): string[][] {
+  return processTree(pid)
+    .slice(1)
+    .flatMap((member) => {
+      try {
+        return [readFileSync(`/proc/${member}/cmdline`, 'utf8').split('\0').filter(Boolean)];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+}
+
 /** `pid` and every process below it, from each process's parent in /proc/<pid>/stat. */
 function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
