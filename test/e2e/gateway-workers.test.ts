@@ -53,12 +53,13 @@ describe('GATEWAY_WORKERS=2 (one port, two worker processes, Redis shared)', () 
   let primary: number;
 
   beforeEach(async () => {
-    system = await startSystem({ redis: true, gatewayEnv: { GATEWAY_WORKERS: '2', LOG_LEVEL: 'info' } });
+    // Three processes load the gateway's code (the primary, two workers): given time for a loaded machine.
+    system = await startSystem({ redis: true, gatewayEnv: { GATEWAY_WORKERS: '2', LOG_LEVEL: 'info' }, gatewayStartMs: 45_000 });
     gateway = system.gateways[0]!;
     primary = gateway.process.child.pid!;
     // The primary prints its banner once both workers listen.
-    await waitFor(() => gateway.process.output.includes('Redis, 2 workers'), 10_000, 'both workers ready');
-  });
+    await waitFor(() => gateway.process.output.includes('Redis, 2 workers'), 30_000, 'both workers ready');
+  }, 200_000);
   afterEach(() => system?.stop());
 
   it('when requests arrive on separate connections, then both workers answer them, the account limit is exact across the workers, and /metrics sums both', async () => {

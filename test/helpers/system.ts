@@ -41,10 +41,16 @@ export interface SystemOptions {
   petsEnv?: Record<string, string>;
   /** Point the gateways somewhere else than the pets-service started here. */
   petsUrl?: string;
+  /**
+   * How long each gateway has to answer its health checks and be ready (default 15 s). A gateway
+   * of several worker processes loads its code once per process: two CI suites side by side on two
+   * cores took over 15 s to start one of two workers.
+   */
+  gatewayStartMs?: number;
 }
 
 /** The real system from the compiled build: one pets-service and N gateway processes. */
-export async function startSystem({ redis: withRedis = false, redisCluster = false, replicas = 1, gatewayEnv = {}, petsEnv = {}, petsUrl }: SystemOptions = {}): Promise<SystemHandle> {
+export async function startSystem({ redis: withRedis = false, redisCluster = false, replicas = 1, gatewayEnv = {}, petsEnv = {}, petsUrl, gatewayStartMs = 15_000 }: SystemOptions = {}): Promise<SystemHandle> {
   const redis = withRedis ? await TestRedis.start(withRedis === true ? {} : withRedis) : undefined;
   const cluster = redisCluster ? await TestRedisCluster.start() : undefined;
   const redisEnv: Record<string, string> = redis ? { REDIS_URL: redis.url } : cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {};
@@ -76,13 +82,13 @@ export async function startSystem({ redis: withRedis = false, redisCluster = fal
     };
     const process = ServiceProcess.spawn(COMPILED.gateway, env);
     const handle = { process, port, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}` };
-    await process.ready(`${handle.url}/healthz`);
-    await process.ready(`${handle.adminUrl}/admin/plans`);
+    await process.ready(`${handle.url}/healthz`, gatewayStartMs);
+    await process.ready(`${handle.adminUrl}/admin/plans`, gatewayStartMs);
     if (redis || cluster) {
       // A gateway that came up before its Redis connection starts limiting in process; the tests want Redis mode.
       // 15 s (as for the health checks above), not 5: a loaded machine (CI beside other suites) may
       // connect late; waitFor returns as soon as the gateway is ready.
-      await waitFor(async () => ((await (await fetch(`${handle.url}/readyz`)).json()) as { status: string }).status === 'ready', 15_000, 'readiness');
+      await waitFor(async () => ((await (await fetch(`${handle.url}/readyz`)).json()) as { status: string }).status === 'ready', gatewayStartMs, 'readiness');
     }
     gateways.push(handle);
     return handle;
