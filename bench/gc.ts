@@ -32,9 +32,11 @@ async function measure(target: TargetName, request: RequestKind, flags: string, 
 }
 
 const perRequest = (value: number, requests: number) => Math.round((value / requests) * 10) / 10;
+/** Every collection's pause together, ms. */
+const pauseMsOf = (report: GcReport) => Object.values(report.pauseMs).reduce((a, b) => a + b, 0);
 
 function line({ flags, requests, report }: Measured): string {
-  const pause = Object.values(report.pauseMs).reduce((a, b) => a + b, 0);
+  const pause = pauseMsOf(report);
   const kinds = Object.keys(report.collections)
     .sort()
     .map((kind) => `${kind} ${report.collections[kind]} (${perRequest(report.pauseMs[kind]! * 1000, requests)} µs/req)`)
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
   }
   process.stdout.write('median of the rounds:\n');
   for (const [flags, runs] of results) {
-    const gc = median(runs.map((m) => Object.values(m.report.pauseMs).reduce((a, b) => a + b, 0) * 1000 / m.requests));
+    const gc = median(runs.map((m) => (pauseMsOf(m.report) * 1000) / m.requests));
     const cpu = median(runs.map((m) => m.report.cpuMicros / m.requests));
     process.stdout.write(`  ${(flags || '(its own flags)').padEnd(32)} GC ${Math.round(gc * 10) / 10} µs/req, CPU ${Math.round(cpu)} µs/req\n`);
   }
