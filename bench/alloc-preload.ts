@@ -4,6 +4,7 @@
  * the first SIGUSR2 and stopped by the second, the profile written to `allocProfileFile(pid)`.
  */
 import { writeFileSync } from 'node:fs';
+import { writeWholeFile } from './whole-file';
 import { Session } from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +27,7 @@ if (require.main === undefined) {
       const settings = { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
       session.post('HeapProfiler.startSampling', settings, () => writeFileSync(`${file}.started`, ''));
     } else {
-      session.post('HeapProfiler.stopSampling', (error, result) => writeFileSync(file, error ? '' : JSON.stringify(result.profile)));
+      session.post('HeapProfiler.stopSampling', (error, result) => writeWholeFile(file, error ? '' : JSON.stringify(result.profile)));
     }
   });
 }

@@ -5,6 +5,7 @@
  * and the young generation's size at the end.
  */
 import { writeFileSync } from 'node:fs';
+import { writeWholeFile } from './whole-file';
 import os from 'node:os';
 import path from 'node:path';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
@@ -57,6 +58,6 @@ if (require.main === undefined) {
     report.cpuMicros = spent.user + spent.system;
     report.newSpaceBytes = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
     // The observer is told of the last collections in a later turn: written once it has been.
-    setTimeout(() => writeFileSync(file, JSON.stringify(report)), 100);
+    setTimeout(() => writeWholeFile(file, JSON.stringify(report)), 100);
   });
 }
