@@ -68,13 +68,16 @@ export function createApp({ config, logger, accessLogger = logger, petsProxy, ke
   const document = interfaceDescriptionFor(config.publicBaseUrl);
   // The API first: its requests are nearly all of the traffic, and pass no other route on the way.
   const limits = { limiter, anonPerMinute: config.anonPerMinute, anonIpv6PrefixLength: config.anonIpv6PrefixLength, onDecision: metrics.recordDecision, onKeyDecision };
-  app.use('/v1', v1Pipeline(v1Stages({ config, keys, lookups, limits, document, petsProxy, operatorMiddleware })));
+  // A refusal (401, 429…) is answered by the app's one error handler from this layer, not carried
+  // past the layers below on its way there (issue 29).
+  const answerError = errorHandler(logger);
+  app.use('/v1', v1Pipeline(v1Stages({ config, keys, lookups, limits, document, petsProxy, operatorMiddleware }), answerError));
 
   // Everything else is one layer of the app: a refusal from /v1 passes it on its way to the error
   // handler in one step, not one per route and per handler of /docs and /portal (issue 29: the 429
   // path walked every one of them).
   app.use(otherRoutes({ lifecycle, limiter, document, portal }));
-  app.use(errorHandler(logger));
+  app.use(answerError);
   return app;
 }
 

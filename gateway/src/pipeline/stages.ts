@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { inOrder } from '../../../shared/src/in-order';
 import type { InterfaceDescription } from '../../../shared/src/openapi';
 import type { GatewayConfig } from '../config';
@@ -83,10 +83,14 @@ export function v1Stages({ config, keys, lookups, limits, document, petsProxy, o
 /**
  * The stages as one middleware, mounted at `/v1`: they run in order inside one layer of the app
  * (`inOrder`), not as a router with a layer each (issue 29). A stage with a `path` runs on that
- * path only, matched as the router would match it (`requestPathsOf`).
+ * path only, matched as the router would match it (`requestPathsOf`). `answerError`, the app's
+ * error handler, answers a stage's error from this layer (`inOrder`).
  */
-export function v1Pipeline(stages: readonly V1Stage[]): RequestHandler {
-  return inOrder(stages.flatMap(({ path, middleware }) => (path === undefined || middleware.length === 0 ? middleware : [onPath(path, inOrder(middleware))])));
+export function v1Pipeline(stages: readonly V1Stage[], answerError?: ErrorRequestHandler): RequestHandler {
+  return inOrder(
+    stages.flatMap(({ path, middleware }) => (path === undefined || middleware.length === 0 ? middleware : [onPath(path, inOrder(middleware))])),
+    answerError,
+  );
 }
 
 function onPath(path: string, middleware: RequestHandler): RequestHandler {
