@@ -1,7 +1,7 @@
 import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
-import { accessLog } from './access-log';
+import { accessLineJson, accessLog } from './access-log';
 import { ApiError, errorHandler } from './errors';
 import { requestId } from './request-id';
 
@@ -124,5 +124,81 @@ describe('the access log with a logger of its own', () => {
     await request(app).get('/warns').expect(200);
     expect(events.map((line) => JSON.parse(line) as { msg: string }).map((line) => line.msg)).toEqual(['look at this']);
     expect(access.map((line) => JSON.parse(line) as { msg: string }).map((line) => line.msg)).toEqual(['request completed']);
+  });
+});
+
+describe('the access line written without pino', () => {
+  /** A pino logger on a fixed clock whose lines are collected as written. */
+  function collecting(options: pino.LoggerOptions = {}): { logger: pino.Logger; written: string[] } {
+    const written: string[] = [];
+    const logger = pino({ name: 'gateway', timestamp: () => ',"time":1700000000000', ...options }, { write: (line: string) => written.push(line) });
+    return { logger, written };
+  }
+
+  /** An app with the access log on `logger`, answering GET /v1/ok. */
+  function appOn(logger: pino.Logger): express.Express {
+    const app = express();
+    app.use(requestId);
+    app.use(accessLog(app, logger));
+    app.get('/v1/ok', (_req, res) => {
+      res.json({});
+    });
+    return app;
+  }
+
+  it.each([
+    ['a plain request', 30, 'abc-1', 'GET', '/v1/pets?limit=20', 200, 1.5, '127.0.0.1', undefined, false, 'request completed'],
+    ['a failure', 50, 'abc-2', 'POST', '/v1/pets', 503, 12, '::1', undefined, false, 'request failed'],
+    ['an abandoned request with a caller', 30, 'abc-3', 'DELETE', '/pets/1', 200, 0, '10.0.0.1', { caller: 'gateway', subject: 'acct_1' }, true, 'request aborted before its response was complete'],
+    ['a URL and method that need escaping', 30, 'x', 'GET', '/v1/pets?q="a\\b"\u0001é\u2028', 404, 0.1, undefined, { caller: undefined, subject: 'only' }, false, 'request completed'],
+    ['no method and a time that is not finite', 30, 'y', undefined, '/', 400, Number.NaN, undefined, undefined, false, 'request completed'],
+  ] as const)('for %s, then it is byte for byte the line pino writes', (_what, level, reqId, method, url, status, ms, remoteAddress, extra, aborted, msg) => {
+    const { logger, written } = collecting();
+    const fields = { reqId, method, url, status, ms, remoteAddress, ...extra, ...(aborted ? { aborted } : {}) };
+    if (level === 50) logger.error(fields, msg);
+    else logger.info(fields, msg);
+    expect(accessLineJson(logger, level, reqId, method, url, status, ms, remoteAddress, extra, aborted, msg)).toBe(written[0]);
+  });
+
+  it.each([
+    ['a mixin (tracing)', { mixin: () => ({ trace_id: 't' }) }],
+    ['redaction', { redact: ['url'] }],
+    ['a log formatter', { formatters: { log: (o: object) => ({ ...o, extra: 1 }) } }],
+    ['a nested key', { nestedKey: 'payload' }],
+    ['a message prefix', { msgPrefix: '[access] ' }],
+    ['another message key', { messageKey: 'message' }],
+  ] as const)('when the logger transforms its lines (%s), then pino writes the access line itself', async (_what, options) => {
+    const { logger, written } = collecting(options as pino.LoggerOptions);
+    const info = jest.spyOn(logger, 'info');
+    await request(appOn(logger)).get('/v1/ok?limit=1').set('X-Request-Id', 'r-1').expect(200);
+    expect(info).toHaveBeenCalledTimes(1);
+    expect(info.mock.calls[0]![0]).toMatchObject({ reqId: 'r-1', method: 'GET', url: '/v1/ok?limit=1', status: 200 });
+    expect(written).toHaveLength(1);
+  });
+
+  it('when the logger is plain, then the access line goes straight to its stream, redacted, as pino would have written it', async () => {
+    const { logger, written } = collecting();
+    const info = jest.spyOn(logger, 'info');
+    await request(appOn(logger)).get('/v1/ok?api_key=ask_live_secret').set('X-Request-Id', 'r-2').expect(200);
+    expect(info).not.toHaveBeenCalled();
+    expect(written).toHaveLength(1);
+    const line = JSON.parse(written[0]!) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 30, time: 1700000000000, name: 'gateway', reqId: 'r-2', method: 'GET', status: 200, remoteAddress: expect.any(String), msg: 'request completed' });
+    expect(line.url).toMatch(/^\/v1\/ok\?api_key=/);
+    expect(line.url).not.toContain('ask_live_secret');
+  });
+
+  it('when the level is above the line, then nothing is written', async () => {
+    const { logger, written } = collecting({ level: 'error' });
+    await request(appOn(logger)).get('/v1/ok').expect(200);
+    expect(written).toEqual([]);
+  });
+
+  it("when the level is lowered after the app was made, then the access line follows it", async () => {
+    const { logger, written } = collecting({ level: 'error' });
+    const app = appOn(logger);
+    logger.level = 'info';
+    await request(app).get('/v1/ok').expect(200);
+    expect(written).toHaveLength(1);
   });
 });

@@ -69,9 +69,13 @@ export function createDrainableServer(
   { maxRequestHeaders = MAX_REQUEST_HEADERS, continueByApplication = false }: ServerLimits = {},
 ): DrainableServer {
   const inFlight = new Set<ServerResponse>();
+  // One listener for every response, not a closure and a `once` wrapper per request (issue 29).
+  function forget(this: ServerResponse): void {
+    inFlight.delete(this);
+  }
   const handle: RequestListener = (req, res) => {
     inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    res.on('close', forget);
     if (lifecycle.draining) closeAfter(res);
     const refusal = requestHeadRefusal(req, maxRequestHeaders);
     if (refusal) {
