@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
 import { redactSecrets } from './redact';
 
@@ -50,28 +50,19 @@ export function accessLog(app: Express, logger: Logger, events: Logger = logger,
     },
   });
   const direct = directStreamOf(logger);
-  // One listener for every response, not a closure and a `once` wrapper per request (issue 29):
-  // what it needs is on the response. Node emits a response's `close` once; `STARTED` is cleared
-  // all the same, so that a second could never write a second line.
-  function onClose(this: TimedResponse): void {
-    const started = this[STARTED];
-    if (started < 0) return;
-    this[STARTED] = -1;
-    const req = this.req as Request;
-    if (onResponse && this.writableFinished) onResponse(req.method, this.statusCode, started);
-    const caller = (this.locals as CallerLocals).caller;
-    writeAccessLine(logger, direct, this, req.id, req.originalUrl, started, caller ? { caller: caller.iss, subject: caller.sub } : undefined);
-  }
-  return (_req, res, next) => {
-    (res as TimedResponse)[STARTED] = performance.now();
-    res.on('close', onClose);
+  // A closure per request, not a field on the response: a symbol-keyed field added to every
+  // response cost more than the closure it saved (more collector time per request in
+  // bench/gc.ts, a new properties store per response; issue 29, docs/performance.md).
+  return (req, res, next) => {
+    const started = performance.now();
+    res.once('close', () => {
+      if (onResponse && res.writableFinished) onResponse(req.method, res.statusCode, started);
+      const caller = (res.locals as CallerLocals).caller;
+      writeAccessLine(logger, direct, res, req.id, req.originalUrl, started, caller ? { caller: caller.iss, subject: caller.sub } : undefined);
+    });
     next();
   };
 }
-
-/** When a request arrived (`performance.now()`), on its response for the access log's listener; -1 once its line is written. */
-const STARTED = Symbol('started');
-type TimedResponse = Response & { [STARTED]: number };
 
 /**
  * The access line of one request, once its response is done (or abandoned). `started` is

@@ -111,18 +111,6 @@ function onClientClose(this: Response): void {
   hop.upstream?.destroy();
 }
 
-/** The client's response an upstream answer is piped to (for `cutClientIfIncomplete`). */
-const CLIENT = Symbol('client');
-type AnswerFor = IncomingMessage & { [CLIENT]: ServerResponse };
-
-/**
- * An answer that broke off: the client's connection is cut, so that it cannot take a partial body
- * for a whole one. One listener for every answer, not a closure per request (issue 29).
- */
-function cutClientIfIncomplete(this: AnswerFor): void {
-  if (!this.complete) this[CLIENT].destroy();
-}
-
 /** An answer that stops sending for longer than the timeout is cut (then so is the client's). */
 function cutSilentAnswer(this: IncomingMessage): void {
   this.destroy();
@@ -168,8 +156,9 @@ export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttem
       res.writeHead(answer.statusCode ?? 502, downstreamResponseHeaders(answer.headers));
       // Once the head is out, a slow or broken upstream can only be answered by cutting the client.
       answer.setTimeout(timeoutMs, cutSilentAnswer);
-      (answer as unknown as AnswerFor)[CLIENT] = res;
-      answer.on('close', cutClientIfIncomplete);
+      answer.once('close', () => {
+        if (!answer.complete) res.destroy();
+      });
       answer.pipe(res);
     });
     proxyServer.on('error', (error: NodeJS.ErrnoException, req, res) => {
