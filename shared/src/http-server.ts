@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { appPrototypeClasses } from './app-prototypes';
 import { stopTracing } from './tracing/runtime';
 import { MAX_REQUEST_HEADERS, answerEarly, answerRefusedRequests, parserHeaderLimit, requestHeadRefusal } from './client-errors';
 import { closeIfBodyUnread, declaresBody } from './errors';
@@ -88,7 +89,8 @@ export function createDrainableServer(
   };
   // Node checks the two request timeouts every `connectionsCheckingInterval` (30 s by default), so a
   // 10 s limit could fire 40 s late: a second keeps them close to what they say.
-  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 1_000 }, handle);
+  // An Express app's requests and responses are made with its prototypes already (app-prototypes.ts).
+  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 1_000, ...appPrototypeClasses(app) }, handle);
   // With a listener, Node no longer writes 100 Continue by itself: the request goes to the app as any other.
   if (continueByApplication) server.on('checkContinue', handle);
   server.headersTimeout = timeouts.headersTimeoutMs;

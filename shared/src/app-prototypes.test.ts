@@ -1,0 +1,94 @@
+import { IncomingMessage, ServerResponse, request, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { appPrototypeClasses } from './app-prototypes';
+import { createDrainableServer, type DrainableServer } from './http-server';
+
+const TIMEOUTS = { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 };
+
+/** Serves `app` as the services do, and records each request's and response's prototype before the app sees them. */
+async function serve(app: RequestListener): Promise<{ server: DrainableServer; url: string; arrived: Array<{ req: object | null; res: object | null }> }> {
+  const arrived: Array<{ req: object | null; res: object | null }> = [];
+  const listener = Object.assign((req: IncomingMessage, res: ServerResponse) => {
+    arrived.push({ req: Object.getPrototypeOf(req) as object | null, res: Object.getPrototypeOf(res) as object | null });
+    app(req, res);
+  }, app);
+  const server = createDrainableServer(listener, TIMEOUTS, { draining: false });
+  await server.listen(0, '127.0.0.1');
+  return { server, url: `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`, arrived };
+}
+
+function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers, agent: false }, (answer) => {
+      let body = '';
+      answer.setEncoding('utf8');
+      answer.on('data', (chunk: string) => (body += chunk));
+      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body, headers: answer.headers }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('appPrototypeClasses', () => {
+  it('when given an Express app, then its requests and responses are born with the app’s prototypes, are still IncomingMessage and ServerResponse, and the app answers as usual', async () => {
+    const app = express();
+    let seen: { req: boolean; res: boolean; instance: boolean; ip: string | undefined } | undefined;
+    app.get('/hello/:name', (req, res) => {
+      seen = { req: Object.getPrototypeOf(req) === app.request, res: Object.getPrototypeOf(res) === app.response, instance: req instanceof IncomingMessage && res instanceof ServerResponse, ip: req.ip };
+      res.status(201).json({ hello: req.params.name, accept: req.get('x-test') });
+    });
+    const { server, url, arrived } = await serve(app);
+    try {
+      const answer = await get(`${url}/hello/rex`, { 'x-test': 'yes' });
+      expect(answer).toMatchObject({ status: 201, body: '{"hello":"rex","accept":"yes"}' });
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      // Made with the app's prototypes, not given them by Express: its setPrototypeOf has nothing to change.
+      expect(arrived).toEqual([{ req: app.request, res: app.response }]);
+      expect(seen).toEqual({ req: true, res: true, instance: true, ip: '127.0.0.1' });
+    } finally {
+      await server.drain();
+    }
+  });
+
+  it('when the app streams a body in and out, then Node’s own constructors have set both objects up in full', async () => {
+    const app = express();
+    app.use(express.text({ type: '*/*' }));
+    app.post('/echo', (req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.write(String(req.body));
+      res.end('!');
+    });
+    const { server, url } = await serve(app);
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const outgoing = request(`${url}/echo`, { method: 'POST', agent: false, headers: { 'Content-Type': 'text/plain' } }, (answer) => {
+          let text = '';
+          answer.setEncoding('utf8');
+          answer.on('data', (chunk: string) => (text += chunk));
+          answer.on('end', () => resolve(text));
+        });
+        outgoing.on('error', reject);
+        outgoing.end('woof');
+      });
+      expect(body).toBe('woof!');
+    } finally {
+      await server.drain();
+    }
+  });
+
+  it('when given a listener that is not an Express app, then it gives no classes and the server makes Node’s own objects', async () => {
+    const plain: RequestListener = (_req, res) => res.end('plain');
+    expect(appPrototypeClasses(plain)).toEqual({});
+    // Something that only looks like an app, with prototypes of the wrong kinds, gets none either.
+    expect(appPrototypeClasses(Object.assign(() => undefined, { request: {}, response: Object.create(IncomingMessage.prototype) as object }))).toEqual({});
+    const { server, url, arrived } = await serve(plain);
+    try {
+      expect(await get(url)).toMatchObject({ status: 200, body: 'plain' });
+      expect(arrived).toEqual([{ req: IncomingMessage.prototype, res: ServerResponse.prototype }]);
+    } finally {
+      await server.drain();
+    }
+  });
+});
