@@ -1,21 +1,38 @@
-import { IncomingMessage, ServerResponse, request, type RequestListener } from 'node:http';
+import { IncomingMessage, ServerResponse, createServer, request, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { appPrototypeClasses } from './app-prototypes';
+import { appPrototypeClasses, prototypeSwapIsCostly } from './app-prototypes';
 import { createDrainableServer, type DrainableServer } from './http-server';
 
 const TIMEOUTS = { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 };
+/** A V8 on which the swap costs (Node 20's), so that the classes are made and tested on every Node. */
+const COSTLY_V8 = '11.3.244.8-node.33';
 
-/** Serves `app` as the services do, and records each request's and response's prototype before the app sees them. */
-async function serve(app: RequestListener): Promise<{ server: DrainableServer; url: string; arrived: Array<{ req: object | null; res: object | null }> }> {
+/**
+ * Serves `app` with the classes `appPrototypeClasses` gives on `v8` (by default as the services do,
+ * through `createDrainableServer`), and records each request's and response's prototype before the
+ * app sees them.
+ */
+async function serve(app: RequestListener, v8?: string): Promise<{ server: DrainableServer; url: string; arrived: Array<{ req: object | null; res: object | null }> }> {
   const arrived: Array<{ req: object | null; res: object | null }> = [];
   const listener = Object.assign((req: IncomingMessage, res: ServerResponse) => {
     arrived.push({ req: Object.getPrototypeOf(req) as object | null, res: Object.getPrototypeOf(res) as object | null });
     app(req, res);
   }, app);
-  const server = createDrainableServer(listener, TIMEOUTS, { draining: false });
-  await server.listen(0, '127.0.0.1');
-  return { server, url: `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`, arrived };
+  if (v8 === undefined) {
+    const server = createDrainableServer(listener, TIMEOUTS, { draining: false });
+    await server.listen(0, '127.0.0.1');
+    return { server, url: `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`, arrived };
+  }
+  const http = createServer(appPrototypeClasses(app, v8), listener);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const server: DrainableServer = {
+    server: http,
+    listen: () => Promise.resolve(),
+    drain: () => new Promise<void>((resolve) => http.close(() => resolve())),
+    cut: () => http.closeAllConnections(),
+  };
+  return { server, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, arrived };
 }
 
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
@@ -39,7 +56,7 @@ describe('appPrototypeClasses', () => {
       seen = { req: Object.getPrototypeOf(req) === app.request, res: Object.getPrototypeOf(res) === app.response, instance: req instanceof IncomingMessage && res instanceof ServerResponse, ip: req.ip };
       res.status(201).json({ hello: req.params.name, accept: req.get('x-test') });
     });
-    const { server, url, arrived } = await serve(app);
+    const { server, url, arrived } = await serve(app, COSTLY_V8);
     try {
       const answer = await get(`${url}/hello/rex`, { 'x-test': 'yes' });
       expect(answer).toMatchObject({ status: 201, body: '{"hello":"rex","accept":"yes"}' });
@@ -60,7 +77,7 @@ describe('appPrototypeClasses', () => {
       res.write(String(req.body));
       res.end('!');
     });
-    const { server, url } = await serve(app);
+    const { server, url } = await serve(app, COSTLY_V8);
     try {
       const body = await new Promise<string>((resolve, reject) => {
         const outgoing = request(`${url}/echo`, { method: 'POST', agent: false, headers: { 'Content-Type': 'text/plain' } }, (answer) => {
@@ -78,11 +95,30 @@ describe('appPrototypeClasses', () => {
     }
   });
 
+  it('when the services serve an Express app, then its requests are born with its prototypes where the swap costs (V8 before 13) and are Node’s own elsewhere', async () => {
+    const app = express();
+    app.get('/', (req, res) => res.json({ app: Object.getPrototypeOf(req) === app.request }));
+    const { server, url, arrived } = await serve(app);
+    try {
+      expect(await get(url)).toMatchObject({ status: 200, body: '{"app":true}' });
+      const costly = prototypeSwapIsCostly(process.versions.v8);
+      expect(arrived).toEqual([costly ? { req: app.request, res: app.response } : { req: IncomingMessage.prototype, res: ServerResponse.prototype }]);
+    } finally {
+      await server.drain();
+    }
+  });
+
+  it('when asked which V8 pays for the swap, then 11 (Node 20) and 12 (Node 22) do and 13 (Node 24) and later do not, and no classes are given for the others', () => {
+    expect(['11.3.244.8-node.33', '12.4.254.21-node.33', '13.6.233.10-node.28', '14.1.1'].map(prototypeSwapIsCostly)).toEqual([true, true, false, false]);
+    expect(appPrototypeClasses(express(), '13.6.233.10-node.28')).toEqual({});
+    expect(Object.keys(appPrototypeClasses(express(), '12.4.254.21-node.33'))).toEqual(['IncomingMessage', 'ServerResponse']);
+  });
+
   it('when given a listener that is not an Express app, then it gives no classes and the server makes Node’s own objects', async () => {
     const plain: RequestListener = (_req, res) => res.end('plain');
-    expect(appPrototypeClasses(plain)).toEqual({});
+    expect(appPrototypeClasses(plain, COSTLY_V8)).toEqual({});
     // Something that only looks like an app, with prototypes of the wrong kinds, gets none either.
-    expect(appPrototypeClasses(Object.assign(() => undefined, { request: {}, response: Object.create(IncomingMessage.prototype) as object }))).toEqual({});
+    expect(appPrototypeClasses(Object.assign(() => undefined, { request: {}, response: Object.create(IncomingMessage.prototype) as object }), COSTLY_V8)).toEqual({});
     const { server, url, arrived } = await serve(plain);
     try {
       expect(await get(url)).toMatchObject({ status: 200, body: 'plain' });

@@ -10,15 +10,22 @@ import type { Socket } from 'node:net';
  * (V8 checks the prototype first). Swapped on each request, on Node 20 (V8 11.3) a fifth of
  * everything a request allocates outlives the young generation's collection and is promoted, to be
  * freed only by a full collection. On Node 24, or with the prototypes already in place, about 2 %
- * does (`--trace-gc-nvp`, `new_space_survive_rate`; docs/performance.md). What the app sees is the
+ * does (`--trace-gc-nvp`, `new_space_survive_rate`; docs/performance.md, ADR 0040). What the app sees is the
  * same object either way: the same prototype chain, `instanceof IncomingMessage` and
  * `instanceof ServerResponse` included.
  *
+ * Only where the swap costs: V8 11 (Node 20) and 12 (Node 22) keep a fifth of a request's
+ * allocation alive past the young generation; V8 13 (Node 24) does not, and there the classes cost
+ * more than they save (in `bench/gc.ts` runs of the Express hop, 5–70 % more CPU per request;
+ * likely because their instances start with fewer in-object property slots than Node's own, so the
+ * properties Node's constructors add go to a separate store). So on V8 13 and later, and for a listener that is
+ * not an Express app, it gives no classes: `{}`.
+ *
  * Node's own constructors run on the new object (they are plain functions on Node 20 to 24, and
- * `app-prototypes.test.ts` fails the day one becomes a class). A listener that is not an Express
- * app gets no classes: `{}`.
+ * `app-prototypes.test.ts` fails the day one becomes a class).
  */
-export function appPrototypeClasses(app: RequestListener): Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+export function appPrototypeClasses(app: RequestListener, v8Version = process.versions.v8): Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+  if (!prototypeSwapIsCostly(v8Version)) return {};
   const { request, response } = app as Partial<Record<'request' | 'response', unknown>>;
   // An Express app's prototypes inherit from Node's, so `instanceof` holds for them as for their instances.
   if (!(request instanceof IncomingMessage) || !(response instanceof ServerResponse)) return {};
@@ -31,4 +38,9 @@ export function appPrototypeClasses(app: RequestListener): Pick<ServerOptions, '
   }
   AppResponse.prototype = response;
   return { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse };
+}
+
+/** Whether Express's prototype swap is measured to keep garbage alive on this V8 (major version below 13; ADR 0040). */
+export function prototypeSwapIsCostly(v8Version: string): boolean {
+  return Number.parseInt(v8Version, 10) < 13;
 }
