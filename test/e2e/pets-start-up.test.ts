@@ -79,19 +79,21 @@ describeIfPostgres()('PostgreSQL unavailable, in the compiled service', () => {
 });
 
 describe('an unreachable DATABASE_URL at start-up', () => {
-  it('when nothing listens at the address, then the compiled service exits 1 within the connect timeout, naming the database without its password', async () => {
+  it('when nothing listens at the address, then the compiled service exits 1 at once, not after its connect timeout, naming the database without its password', async () => {
     const closedPort = await freePort();
     const started = Date.now();
+    // The longest connect timeout there is: a refused connection must end start-up without waiting
+    // for it. (A bound of a few seconds read how busy the machine was: 7.8 s in two suites side by side.)
     const service = ServiceProcess.spawn(COMPILED.pets, {
       PETS_PORT: String(await freePort()),
       DATABASE_URL: `postgres://pets:hunter2-secret@127.0.0.1:${closedPort}/pets`,
-      DATABASE_CONNECT_TIMEOUT_MS: '1000',
+      DATABASE_CONNECT_TIMEOUT_MS: '60000',
       INTERNAL_JWT_SECRET: SECRET,
     });
     expect(await service.waitForExit()).toBe(1);
-    expect(Date.now() - started).toBeLessThan(1_000 + 5_000);
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(service.output).toMatch(/pets-service cannot open its database/);
     expect(service.output).toContain(`postgres://pets:***@127.0.0.1:${closedPort}/pets`);
     expect(service.output).not.toContain('hunter2-secret');
-  });
+  }, 90_000);
 });

@@ -30,6 +30,9 @@ export interface CliRun {
  * usage board to check what a command did, or to make traffic. Call at the top level of a test file.
  */
 export function useAdminCli() {
+  // Every command is a Node process of its own and a test runs up to a dozen: in two suites side by
+  // side on a slow machine one test took over 30 s (jest's default here).
+  jest.setTimeout(180_000);
   const parts = opsParts({ ban: { threshold: 3, seconds: 900 } });
   const logger = createLogger('cli-test', 'silent');
   // The webhook routes over in-process parts, delivering to http:// receivers on 127.0.0.1.

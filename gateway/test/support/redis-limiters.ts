@@ -21,12 +21,13 @@ export function useRedisLimiters(ban: BanPolicy) {
     connection: () => redis.connection(),
     /**
      * A limiter with a connection of its own, as another gateway replica would have. These tests
-     * count: a generous command timeout keeps a starved machine from falling back to in-process
-     * counting (the 250 ms default and the fallback are tested where Redis fails).
+     * count: a generous command timeout (10 s; 2 s was once exceeded in two suites side by side)
+     * keeps a starved machine from falling back to in-process counting (the 250 ms default and the
+     * fallback are tested where Redis fails).
      */
     async replica(policy: BanPolicy = ban): Promise<Limiter> {
       const connection = await redis.connection();
-      return redis.closeAfter(withFallback(new RedisLimiter({ redis: connection, ban: policy, commandTimeoutMs: 2_000 }), { logger, ban: policy }));
+      return redis.closeAfter(withFallback(new RedisLimiter({ redis: connection, ban: policy, commandTimeoutMs: 10_000 }), { logger, ban: policy }));
     },
   };
 }
