@@ -1,3 +1,4 @@
+import { waitFor } from '../../../tools/ports';
 import { describeIfBrowser } from '../../helpers/browser';
 import { ALICE, useOpsConsole } from '../../helpers/ops-console';
 
@@ -45,7 +46,9 @@ describeIfBrowser()('ops console in Chromium: an operator on an account', () => 
 
     await page.getByLabel('Name or email').fill('ACME');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.waitForFunction("document.querySelectorAll('#accounts-table tbody tr').length === 1");
+    // Polled from here: page.waitForFunction evaluates its predicate in the page once it has to
+    // poll, which the console's CSP forbids (it failed so when the search answered late).
+    await waitFor(async () => (await page.locator('#accounts-table tbody tr').count()) === 1, 60_000, 'the search to leave one account');
     await page.getByRole('link', { name: 'Acme Corp' }).click();
 
     await page.getByRole('heading', { name: 'Acme Corp' }).waitFor();
