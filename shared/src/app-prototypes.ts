@@ -3,23 +3,20 @@ import type { Socket } from 'node:net';
 
 /**
  * Request and response classes whose instances are born with an Express app's own prototypes
- * (`app.request`, `app.response`), for the server that serves the app (issue 29).
+ * (`app.request`, `app.response`), for the server that serves the app (issue 29, ADR 0040).
  *
  * Express's `app.handle` gives every request and response the app's prototypes with
  * `Object.setPrototypeOf`. Born with them, the call finds nothing to change and returns at once
- * (V8 checks the prototype first). Swapped on each request, on Node 20 (V8 11.3) a fifth of
- * everything a request allocates outlives the young generation's collection and is promoted, to be
- * freed only by a full collection. On Node 24, or with the prototypes already in place, about 2 %
- * does (`--trace-gc-nvp`, `new_space_survive_rate`; docs/performance.md, ADR 0040). What the app sees is the
- * same object either way: the same prototype chain, `instanceof IncomingMessage` and
- * `instanceof ServerResponse` included.
+ * (V8 checks the prototype first). What the app sees is the same object either way: the same
+ * prototype chain, `instanceof IncomingMessage` and `instanceof ServerResponse` included.
  *
- * Only where the swap costs: V8 11 (Node 20) and 12 (Node 22) keep a fifth of a request's
- * allocation alive past the young generation; V8 13 (Node 24) does not, and there the classes cost
- * more than they save (in `bench/gc.ts` runs of the Express hop, 5–70 % more CPU per request;
- * likely because their instances start with fewer in-object property slots than Node's own, so the
- * properties Node's constructors add go to a separate store). So on V8 13 and later, and for a listener that is
- * not an Express app, it gives no classes: `{}`.
+ * Only where the swap costs (`prototypeSwapIsCostly`): on V8 11 and 12 (Node 20 and 22) a fifth of
+ * what a request allocates outlives the young generation's collection and is promoted, to be freed
+ * only by a full collection; with the prototypes in place, or on V8 13 (Node 24), about 2 % does
+ * (`--trace-gc-nvp`, `new_space_survive_rate`; docs/performance.md). On V8 13 the classes cost more
+ * than they save (the Express hop 5–70 % more CPU per request in `bench/gc.ts` runs; likely their
+ * instances' fewer in-object property slots), so there, and for a listener that is not an Express
+ * app, it gives no classes: `{}`.
  *
  * Node's own constructors run on the new object (they are plain functions on Node 20 to 24, and
  * `app-prototypes.test.ts` fails the day one becomes a class).
