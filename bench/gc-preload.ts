@@ -2,7 +2,7 @@
  * Loaded with `--require` into a front under `bench/gc.ts`: what the garbage collector and the
  * process spend between a first SIGUSR2 and a second, written as JSON to `gcReportFile(pid)`:
  * collections and their pause time by kind (a `gc` PerformanceObserver), the process's CPU time,
- * and the young generation's size at the end.
+ * the young generation's size at the end, and the process's peak resident memory.
  */
 import { writeFileSync } from 'node:fs';
 import { writeWholeFile } from './whole-file';
@@ -19,6 +19,8 @@ export interface GcReport {
   cpuMicros: number;
   /** The young generation (new space) at the end of the window, bytes. */
   newSpaceBytes: number;
+  /** The process's peak resident set size since it started (`maxRSS`), MiB: what a young generation's size costs in memory. */
+  peakRssMiB: number;
 }
 
 /** Where the process `pid` writes its report (and, once counting, `<file>.started`). */
@@ -49,7 +51,7 @@ if (require.main === undefined) {
   observer.observe({ entryTypes: ['gc'] });
   process.on('SIGUSR2', () => {
     if (!report) {
-      report = { pauseMs: {}, collections: {}, cpuMicros: 0, newSpaceBytes: 0 };
+      report = { pauseMs: {}, collections: {}, cpuMicros: 0, newSpaceBytes: 0, peakRssMiB: 0 };
       cpuAtStart = process.cpuUsage();
       writeFileSync(`${file}.started`, '');
       return;
@@ -57,6 +59,7 @@ if (require.main === undefined) {
     const spent = process.cpuUsage(cpuAtStart);
     report.cpuMicros = spent.user + spent.system;
     report.newSpaceBytes = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+    report.peakRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
     // The observer is told of the last collections in a later turn: written once it has been.
     setTimeout(() => writeWholeFile(file, JSON.stringify(report)), 100);
   });

@@ -1,7 +1,7 @@
 /**
  * What the garbage collector costs a request in the front it passes (issue 29), with and without
  * Node flags, alternated: collector pause time per request by kind, collections, the front's CPU
- * per request, and the young generation's size. Pause time is the collector's own work, which other
+ * per request, the young generation's size and the front's peak RSS. Pause time is the collector's own work, which other
  * processes on the machine barely move, unlike CPU per request over a short run.
  *
  *   node dist/bench/gc.js [TARGET] [REQUEST] [--requests N] [--rounds N] [--flags "A" --flags "B" …]
@@ -41,7 +41,7 @@ function line({ flags, requests, report }: Measured): string {
     .sort()
     .map((kind) => `${kind} ${report.collections[kind]} (${perRequest(report.pauseMs[kind]! * 1000, requests)} µs/req)`)
     .join(', ');
-  return `${(flags || '(its own flags)').padEnd(32)} GC ${perRequest(pause * 1000, requests)} µs/req, CPU ${perRequest(report.cpuMicros, requests)} µs/req, new space ${Math.round(report.newSpaceBytes / 2 ** 20)} MiB; ${kinds}`;
+  return `${(flags || '(its own flags)').padEnd(32)} GC ${perRequest(pause * 1000, requests)} µs/req, CPU ${perRequest(report.cpuMicros, requests)} µs/req, new space ${Math.round(report.newSpaceBytes / 2 ** 20)} MiB, peak RSS ${report.peakRssMiB} MiB; ${kinds}`;
 }
 
 async function main(): Promise<void> {
@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   for (const [flags, runs] of results) {
     const gc = median(runs.map((m) => (pauseMsOf(m.report) * 1000) / m.requests));
     const cpu = median(runs.map((m) => m.report.cpuMicros / m.requests));
-    process.stdout.write(`  ${(flags || '(its own flags)').padEnd(32)} GC ${Math.round(gc * 10) / 10} µs/req, CPU ${Math.round(cpu)} µs/req\n`);
+    const rss = median(runs.map((m) => m.report.peakRssMiB));
+    process.stdout.write(`  ${(flags || '(its own flags)').padEnd(32)} GC ${Math.round(gc * 10) / 10} µs/req, CPU ${Math.round(cpu)} µs/req, peak RSS ${Math.round(rss)} MiB\n`);
   }
 }
 
