@@ -34,6 +34,7 @@ export interface RedisLimiterOptions {
 interface AccountBlock {
   untilMs: number;
   binding: WindowName;
+  /** The windows as every refusal reports them (the binding one spent), made once when the block is. */
   windows: WindowState[];
   quotas: Quotas;
 }
@@ -187,11 +188,20 @@ export class RedisLimiter implements Limiter {
       return undefined;
     }
 
-    const windows = exhausted(block.windows, block.binding);
-    const { banned, ...rejections } = countRejection(key, now, this.ban, quotas);
-    if (banned) return this.banFromHere({ accountId, keyId }, windows, now);
+    const windows = block.windows;
+    const counted = countRejection(key, now, this.ban, quotas);
+    if (counted.banned) return this.banFromHere({ accountId, keyId }, windows, now);
 
-    this.keys.set(keyId, { ...rejections, bannedUntilMs: 0, windows });
+    // The 429 path (issue 29): a key refused before has its record updated where it is (`get` made
+    // it the most recent already); a new record, and the rest-and-spread copy, cost Node 20 more.
+    if (key) {
+      key.rejections = counted.rejections;
+      key.rejectionsResetAtMs = counted.rejectionsResetAtMs;
+      key.bannedUntilMs = 0;
+      key.windows = windows;
+    } else {
+      this.keys.set(keyId, { rejections: counted.rejections, rejectionsResetAtMs: counted.rejectionsResetAtMs, bannedUntilMs: 0, windows });
+    }
     return { outcome: 'limited', windows, binding: block.binding, retryAfterMs: block.untilMs - now };
   }
 
@@ -227,14 +237,14 @@ export class RedisLimiter implements Limiter {
     if (reply.status === 'limited') {
       const binding = reply.binding;
       const untilMs = binding === 'minute' ? now + reply.minuteTtlMs : dayEndMs(now, reply.dayTtlMs);
-      this.blocked.set(accountId, { untilMs, binding, windows, quotas });
+      this.blocked.set(accountId, { untilMs, binding, windows: exhausted(windows, binding), quotas });
       this.keys.set(keyId, { rejections: reply.rejections, rejectionsResetAtMs: now + reply.rejectionsTtlMs, bannedUntilMs: 0, windows });
       return { outcome: 'limited', windows, binding, retryAfterMs: untilMs - now };
     }
 
     // The request that used the last unit already tells us the next one will be refused.
     const full = refusingWindow(windows);
-    if (full) this.blocked.set(accountId, { untilMs: full.resetAtMs, binding: full.name, windows, quotas });
+    if (full) this.blocked.set(accountId, { untilMs: full.resetAtMs, binding: full.name, windows: exhausted(windows, full.name), quotas });
     else this.blocked.delete(accountId);
     return { outcome: 'allowed', windows };
   }
