@@ -1,8 +1,9 @@
 /**
  * What the garbage collector costs a request in the front it passes (issue 29), with and without
  * Node flags, alternated: collector pause time per request by kind, collections, the front's CPU
- * per request, the young generation's size and the front's peak RSS. Pause time is the collector's own work, which other
- * processes on the machine barely move, unlike CPU per request over a short run.
+ * per request, the young generation's size and the front's peak RSS. Pause time is the collector's
+ * own work, which other processes on the machine barely move, unlike CPU per request over a short
+ * run.
  *
  *   node dist/bench/gc.js [TARGET] [REQUEST] [--requests N] [--rounds N] [--flags "A" --flags "B" …]
  *
