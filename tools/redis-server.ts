@@ -40,25 +40,59 @@ export class TestRedis {
     return this.process?.pid;
   }
 
+  /** On a free port; should another process take that port first, on another (a port of the caller's own is kept). */
   static async start(options: TestRedisOptions = {}): Promise<TestRedis> {
-    const redis = new TestRedis(options.port ?? (await freePort()), options.args ?? []);
-    await redis.start();
-    return redis;
+    for (let attempt = 1; ; attempt += 1) {
+      const redis = new TestRedis(options.port ?? (await freePort()), options.args ?? []);
+      try {
+        await redis.start();
+        return redis;
+      } catch (error) {
+        if (!(error instanceof PortTakenError) || options.port !== undefined || attempt >= 5) throw error;
+      }
+    }
   }
 
+  /**
+   * Starts the server and waits until it answers. It must be this server that answers: between
+   * `freePort()` and the bind, another process (a suite running beside this one) may take the port,
+   * and its redis-server would answer the ping. A test would then share, and flush, another suite's
+   * Redis (seen in a CI pair: keys vanishing between two requests). So the answer's `process_id`
+   * must be the child's; a child that exits first saying its address is in use: `PortTakenError`.
+   */
   async start(): Promise<void> {
     if (this.process) return;
     const child = spawn(
       'redis-server',
       ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning', ...this.args],
-      { stdio: 'ignore' },
+      // What it says (its log on stdout, warnings only; a bad argument on stderr) is kept, short,
+      // for the error should it not start.
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    let log = '';
+    const keep = (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-2_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     this.process = child;
+    let exited = false;
     child.once('exit', () => {
+      exited = true;
       if (this.process === child) this.process = undefined;
     });
-    this.connection = inspectingClient(this.port);
-    await waitFor(() => this.ping(), 10_000, `redis-server on port ${this.port}`);
+    const connection = inspectingClient(this.port);
+    this.connection = connection;
+    await waitFor(async () => exited || (await serverProcessId(connection)) === child.pid, 10_000, `redis-server on port ${this.port}`);
+    if (exited) {
+      // Wait for the client's end: one disconnected while it still connects leaves a timer behind.
+      const ended = new Promise((resolve) => connection.once('end', resolve));
+      connection.disconnect();
+      await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      if (this.connection === connection) this.connection = undefined;
+      if (/address already in use/i.test(log)) throw new PortTakenError(`redis-server could not listen on port ${this.port}: another process holds it`);
+      throw new Error(`redis-server on port ${this.port} exited as it started: ${log.trim() || '(nothing logged)'}`);
+    }
   }
 
   async stop(): Promise<void> {
@@ -137,6 +171,14 @@ export class TestRedis {
  * server starts or after a test stopped it, is refused at once) and a command timeout, as the
  * hand-written client it replaces had.
  */
+/** A redis-server that could not bind its port: another process listens there. */
+export class PortTakenError extends Error {}
+
+/** The `process_id` of the redis-server a connection reaches. */
+async function serverProcessId(client: Redis): Promise<number> {
+  return Number(/\bprocess_id:(\d+)/.exec(await client.info('server'))?.[1]);
+}
+
 function inspectingClient(port: number): Redis {
   const client = new Redis({ host: '127.0.0.1', port, connectionName: INSPECTION_CONNECTION_NAME, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 2_000, retryStrategy: () => 20 });
   // Refused connections while the server starts are expected; a command's failure reaches its caller.
