@@ -83,7 +83,9 @@ export class TestRedis {
     });
     const connection = inspectingClient(this.port);
     this.connection = connection;
-    await waitFor(async () => exited || (await serverProcessId(connection)) === child.pid, 10_000, `redis-server on port ${this.port}`);
+    // PING first: ioredis sends INFO (a command allowed while Redis loads) before its ready check
+    // is done, and any other command of the test would then be refused (no offline queue).
+    await waitFor(async () => exited || ((await connection.ping()) === 'PONG' && (await serverProcessId(connection)) === child.pid), 10_000, `redis-server on port ${this.port}`);
     if (exited) {
       // Wait for the client's end: one disconnected while it still connects leaves a timer behind.
       const ended = new Promise((resolve) => connection.once('end', resolve));
