@@ -168,11 +168,6 @@ export class TestRedis {
   }
 }
 
-/**
- * Fails fast instead of waiting: no offline queue (a command while disconnected, e.g. while the
- * server starts or after a test stopped it, is refused at once) and a command timeout, as the
- * hand-written client it replaces had.
- */
 /** A redis-server that could not bind its port: another process listens there. */
 export class PortTakenError extends Error {}
 
@@ -181,6 +176,11 @@ async function serverProcessId(client: Redis): Promise<number> {
   return Number(/\bprocess_id:(\d+)/.exec(await client.info('server'))?.[1]);
 }
 
+/**
+ * Fails fast instead of waiting: no offline queue (a command while disconnected, e.g. while the
+ * server starts or after a test stopped it, is refused at once) and a command timeout, as the
+ * hand-written client it replaces had.
+ */
 function inspectingClient(port: number): Redis {
   const client = new Redis({ host: '127.0.0.1', port, connectionName: INSPECTION_CONNECTION_NAME, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 2_000, retryStrategy: () => 20 });
   // Refused connections while the server starts are expected; a command's failure reaches its caller.
