@@ -1,6 +1,6 @@
 import type { LoadOrder, LoadOutcome } from './load-protocol';
 import { otherWorkBetween, type OtherWork } from './other-work';
-import { alive, cpuMicros, memory, processSnapshot } from './proc';
+import { alive, cpuMicros, memory, processSnapshot, stolenMicros } from './proc';
 import { isJobQueueConnection } from '../gateway/src/jobs/bullmq-queues';
 import { INSPECTION_CONNECTION_NAME } from '../tools/redis-server';
 import type { BenchSystem, ProcessName } from './system';
@@ -63,6 +63,7 @@ export async function measure(system: BenchSystem, order: LoadOrder, settleMs = 
   const redisBefore = await system.redis.commandStats();
   const cpuBefore = cpuOfAll(system.pids);
   const machineBefore = processSnapshot();
+  const stolenBefore = stolenMicros();
   const peakRssKiB: Partial<Record<ProcessName, number>> = {};
   const sampleRss = () => {
     for (const [name, pid] of Object.entries(system.pids) as [ProcessName, number][]) {
@@ -80,12 +81,13 @@ export async function measure(system: BenchSystem, order: LoadOrder, settleMs = 
   }
   const cpuAfter = cpuOfAll(system.pids);
   const machineAfter = processSnapshot();
+  const stolenAfter = stolenMicros();
   sampleRss();
   const redisAfter = await system.redis.commandStats();
 
   const cpu: Partial<Record<ProcessName, number>> = {};
   for (const name of Object.keys(cpuAfter) as ProcessName[]) cpu[name] = (cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0);
-  const otherWork = otherWorkBetween(machineBefore, machineAfter, process.pid);
+  const otherWork = otherWorkBetween(machineBefore, machineAfter, process.pid, stolenAfter - stolenBefore);
   return { ...outcome, cpuMicros: cpu, redisCalls: commandDelta(redisBefore, redisAfter), peakRssKiB, otherWork };
 }
 

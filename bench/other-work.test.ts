@@ -1,5 +1,5 @@
 import { otherWorkBetween, otherWorkFigure, sumOtherWork, verdictRefusal } from './other-work';
-import { parseStat, type ProcStat } from './proc';
+import { parseStat, stolenMicros, type ProcStat } from './proc';
 
 const BENCH = 1000;
 
@@ -40,7 +40,16 @@ describe('other work from /proc snapshots', () => {
   it('when a kernel thread works, then it is reported apart and not counted as other work', () => {
     const before = [proc(BENCH, 1, 0), proc(9, 2, 1e6, { kernelThread: true })];
     const after = [proc(BENCH, 1, 0), proc(9, 2, 1.4e6, { kernelThread: true })];
-    expect(otherWorkBetween(before, after, BENCH)).toEqual({ micros: 0, kernelMicros: 0.4e6, busiest: [] });
+    expect(otherWorkBetween(before, after, BENCH)).toEqual({ micros: 0, kernelMicros: 0.4e6, stolenMicros: 0, busiest: [] });
+  });
+
+  it("when the hypervisor stole time, then /proc/stat's steal column is read in µs and kept beside the other work, never negative", () => {
+    // user nice system idle iowait irq softirq steal guest guest_nice, at 100 ticks a second.
+    const stat = 'cpu  101733 0 17668 1814544 1892 0 4204 9873 0 0\ncpu0 50000 0 8000 900000 900 0 2000 4900 0 0\nintr 1\n';
+    expect(stolenMicros(stat, 100)).toBe(98.73e6);
+    expect(stolenMicros('intr 1\n', 100)).toBe(0);
+    expect(otherWorkBetween([proc(BENCH, 1, 0)], [proc(BENCH, 1, 0)], BENCH, 8.87e6).stolenMicros).toBe(8.87e6);
+    expect(otherWorkBetween([proc(BENCH, 1, 0)], [proc(BENCH, 1, 0)], BENCH, -1).stolenMicros).toBe(0);
   });
 
   it('when several runs are added up, then the same process adds up and the busiest come first', () => {
@@ -48,6 +57,7 @@ describe('other work from /proc snapshots', () => {
     expect(sumOtherWork([run(2), run(3), { micros: 4, kernelMicros: 0, busiest: [{ name: 'tsc', pid: 8, micros: 4 }] }])).toEqual({
       micros: 9,
       kernelMicros: 2,
+      stolenMicros: 0,
       busiest: [
         { name: 'jest', pid: 7, micros: 5 },
         { name: 'tsc', pid: 8, micros: 4 },
@@ -69,5 +79,14 @@ describe('the verdict refused on a busy machine', () => {
     expect(reason).toContain('0.105 cores');
     expect(reason).toContain('limit 0.1');
     expect(reason).toContain('jest (pid 7) 0.105');
+  });
+
+  it('when the hypervisor stole more than 0.1 of a core on average, then no verdict even with no other process busy, and the reason says so', () => {
+    const stolen = (micros: number) => otherWorkFigure({ micros: 0, kernelMicros: 0, stolenMicros: micros, busiest: [] }, 100);
+    expect(stolen(10e6).stolenCores).toBe(0.1);
+    expect(verdictRefusal(stolen(10e6))).toBeUndefined();
+    const reason = verdictRefusal(stolen(68e6));
+    expect(reason).toContain('hypervisor gave 0.68 cores to other machines');
+    expect(reason).toContain('limit 0.1');
   });
 });

@@ -76,6 +76,17 @@ export function processSnapshot(): ProcStat[] {
 /** The resolution of `cpuMicros`: one clock tick. */
 export const CPU_TICK_MICROS = 1_000_000 / TICKS_PER_SECOND;
 
+/**
+ * CPU time the hypervisor gave to other machines while this one's CPUs had work to run (the
+ * `steal` column of /proc/stat's `cpu` line), µs since boot, all CPUs together; 0 where the
+ * kernel does not count it. No process of this machine shows it, yet it slows every one of them.
+ */
+export function stolenMicros(stat = readFileSync('/proc/stat', 'utf8'), ticksPerSecond = TICKS_PER_SECOND): number {
+  const fields = /^cpu\s+(.*)$/m.exec(stat)?.[1]?.trim().split(/\s+/) ?? [];
+  const steal = Number(fields[7] ?? 0);
+  return Number.isFinite(steal) ? (steal * 1_000_000) / ticksPerSecond : 0;
+}
+
 export interface Memory {
   /** Resident set size now, KiB. */
   rssKiB: number;

@@ -253,7 +253,7 @@ const TARGETS_HEADING: Record<BenchReport['verdict'], string> = {
 function otherWorkText(report: BenchReport): string {
   const w = report.otherWork;
   const busiest = w.busiest.length > 0 ? `; busiest ${w.busiest.map((p) => `${p.name} ${p.cores}`).join(', ')}` : '';
-  return `other processes: ${w.cores} cores (limit ${w.limitCores}) over ${w.seconds} s measured; kernel threads ${w.kernelCores}; per run ${report.runs.map((r) => r.otherWork.cores).join(', ')}${busiest}`;
+  return `other processes: ${w.cores} cores (limit ${w.limitCores}) over ${w.seconds} s measured; kernel threads ${w.kernelCores}; stolen by the hypervisor ${w.stolenCores} (limit ${w.stolenLimitCores}); per run ${report.runs.map((r) => r.otherWork.cores).join(', ')}${busiest}`;
 }
 
 function print(report: BenchReport): void {

@@ -88,14 +88,14 @@ describe('npm run bench -- --quick', () => {
       checks: { issue: number; name: string; value: number; target: string; met: boolean }[];
       machine: { cpus: number };
       verdict: string;
-      otherWork: { cores: number; kernelCores: number; seconds: number; limitCores: number };
+      otherWork: { cores: number; kernelCores: number; stolenCores: number; seconds: number; limitCores: number };
       runs: { scenarios: ScenarioResult[]; ratios: Record<string, number>; otherWork: { cores: number } }[];
     };
     expect({ kind: report.kind, mode: report.mode, verdict: report.verdict }).toEqual({ kind: 'bench', mode: 'quick', verdict: 'not judged' });
     // Other processes' CPU while measuring (issue 29), over all runs and per run; quick mode makes one run.
     expect(report.otherWork.limitCores).toBe(0.1);
     expect(report.otherWork.seconds).toBeGreaterThan(0);
-    expect([Number.isFinite(report.otherWork.cores), Number.isFinite(report.otherWork.kernelCores)]).toEqual([true, true]);
+    expect([Number.isFinite(report.otherWork.cores), Number.isFinite(report.otherWork.kernelCores), Number.isFinite(report.otherWork.stolenCores)]).toEqual([true, true, true]);
     expect(report.runs).toHaveLength(1);
     expect(report.runs[0]!.scenarios.map((r) => r.id)).toEqual(report.scenarios.map((r) => r.id));
     expect(Number.isFinite(report.runs[0]!.otherWork.cores)).toBe(true);
