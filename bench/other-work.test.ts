@@ -1,4 +1,4 @@
-import { otherWorkBetween, otherWorkFigure, sumOtherWork, verdictRefusal } from './other-work';
+import { disturbanceOf, otherWorkBetween, otherWorkFigure, sumOtherWork, verdictRefusal } from './other-work';
 import { parseStat, stolenMicros, type ProcStat } from './proc';
 
 const BENCH = 1000;
@@ -53,8 +53,8 @@ describe('other work from /proc snapshots', () => {
   });
 
   it('when several runs are added up, then the same process adds up and the busiest come first', () => {
-    const run = (micros: number) => ({ micros, kernelMicros: 1, busiest: [{ name: 'jest', pid: 7, micros }] });
-    expect(sumOtherWork([run(2), run(3), { micros: 4, kernelMicros: 0, busiest: [{ name: 'tsc', pid: 8, micros: 4 }] }])).toEqual({
+    const run = (micros: number) => ({ micros, kernelMicros: 1, stolenMicros: 0, busiest: [{ name: 'jest', pid: 7, micros }] });
+    expect(sumOtherWork([run(2), run(3), { micros: 4, kernelMicros: 0, stolenMicros: 0, busiest: [{ name: 'tsc', pid: 8, micros: 4 }] }])).toEqual({
       micros: 9,
       kernelMicros: 2,
       stolenMicros: 0,
@@ -67,7 +67,7 @@ describe('other work from /proc snapshots', () => {
 });
 
 describe('the verdict refused on a busy machine', () => {
-  const figure = (micros: number, seconds: number) => otherWorkFigure({ micros, kernelMicros: 0, busiest: [{ name: 'jest', pid: 7, micros }] }, seconds);
+  const figure = (micros: number, seconds: number) => otherWorkFigure({ micros, kernelMicros: 0, stolenMicros: 0, busiest: [{ name: 'jest', pid: 7, micros }] }, seconds);
 
   it('when other processes averaged at most 0.1 of a core, then the bench judges', () => {
     expect(figure(10e6, 100).cores).toBe(0.1);
@@ -88,5 +88,13 @@ describe('the verdict refused on a busy machine', () => {
     const reason = verdictRefusal(stolen(68e6));
     expect(reason).toContain('hypervisor gave 0.68 cores to other machines');
     expect(reason).toContain('limit 0.1');
+  });
+
+  it('when one sample had other work or stolen time above 0.1 of a core, then it is named as disturbed (and measured again); at the limit, not', () => {
+    const sample = (micros: number, stolenMicros: number) => ({ micros, kernelMicros: 0, stolenMicros, busiest: [] });
+    expect(disturbanceOf(sample(1e6, 1e6), 10)).toBeUndefined();
+    expect(disturbanceOf(sample(1.5e6, 0), 10)).toBe('other work: 0.15 cores');
+    expect(disturbanceOf(sample(0, 6.8e6), 10)).toBe('stolen: 0.68 cores');
+    expect(disturbanceOf(sample(2e6, 3e6), 10)).toBe('other work: 0.20 cores, stolen: 0.30 cores');
   });
 });

@@ -27,8 +27,8 @@ export interface OtherWork {
   micros: number;
   /** CPU of kernel threads (ksoftirqd, kworker, …), µs: reported, not counted. */
   kernelMicros: number;
-  /** CPU the hypervisor gave other machines meanwhile, µs (`stolenMicros`); absent where not measured. */
-  stolenMicros?: number;
+  /** CPU the hypervisor gave other machines meanwhile, µs (`stolenMicros` in proc.ts). */
+  stolenMicros: number;
   /** The processes that took most of `micros`, most first. */
   busiest: BusyProcess[];
 }
@@ -96,9 +96,20 @@ export function sumOtherWork(works: readonly OtherWork[]): OtherWork {
   return {
     micros: works.reduce((sum, w) => sum + w.micros, 0),
     kernelMicros: works.reduce((sum, w) => sum + w.kernelMicros, 0),
-    stolenMicros: works.reduce((sum, w) => sum + (w.stolenMicros ?? 0), 0),
+    stolenMicros: works.reduce((sum, w) => sum + w.stolenMicros, 0),
     busiest: [...byProcess.values()].sort((a, b) => b.micros - a.micros).slice(0, BUSIEST_KEPT),
   };
+}
+
+/**
+ * What disturbed one measured sample of `seconds`, or undefined when nothing did: other processes'
+ * CPU or the hypervisor's stolen time above its limit, in cores (the bench measures it again).
+ */
+export function disturbanceOf(work: OtherWork, seconds: number): string | undefined {
+  const other = work.micros / 1e6 / seconds;
+  const stolen = work.stolenMicros / 1e6 / seconds;
+  const found = [...(other > OTHER_WORK_LIMIT_CORES ? [`other work: ${other.toFixed(2)} cores`] : []), ...(stolen > STOLEN_LIMIT_CORES ? [`stolen: ${stolen.toFixed(2)} cores`] : [])];
+  return found.length > 0 ? found.join(', ') : undefined;
 }
 
 /** Other work over `seconds` of measuring, as the report keeps it. */
@@ -119,7 +130,7 @@ export function otherWorkFigure(work: OtherWork, seconds: number): OtherWorkFigu
   return {
     cores: cores(work.micros),
     kernelCores: cores(work.kernelMicros),
-    stolenCores: cores(work.stolenMicros ?? 0),
+    stolenCores: cores(work.stolenMicros),
     seconds: Math.round(seconds * 100) / 100,
     limitCores: OTHER_WORK_LIMIT_CORES,
     stolenLimitCores: STOLEN_LIMIT_CORES,

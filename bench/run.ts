@@ -25,7 +25,7 @@ import { medianOf, medianScenarios } from './median-of-runs';
 import { machineInfo, writeResults } from './output';
 import { killChildrenOnExit } from './processes';
 import { USAGE, UsageError, parseOptions, type BenchOptions } from './options';
-import { OTHER_WORK_LIMIT_CORES, otherWorkFigure, sumOtherWork, type OtherWork } from './other-work';
+import { disturbanceOf, OTHER_WORK_LIMIT_CORES, otherWorkFigure, sumOtherWork, type OtherWork } from './other-work';
 import { runProfiles } from './profile';
 import { checksText, nodesText, table } from './report';
 import { aggregate, median, round, type ScenarioResult } from './results';
@@ -219,9 +219,8 @@ async function interleave(
     for (const s of roundOrder(scenarios, firstTurn + round - 1)) {
       for (let attempt = 0; ; attempt += 1) {
         const sample = await measure(system, orderOf(s), settleMs);
-        const other = sample.otherWork.micros / 1e6 / sample.seconds;
-        const disturbed = other > OTHER_WORK_LIMIT_CORES;
-        progress(`  round ${round}/${rounds}  ${s.id.padEnd(26)} ${Math.round(sample.requests / sample.seconds)} req/s${disturbed ? `  (other work: ${other.toFixed(2)} cores${attempt < repeats ? ', again' : ''})` : ''}`);
+        const disturbed = disturbanceOf(sample.otherWork, sample.seconds);
+        progress(`  round ${round}/${rounds}  ${s.id.padEnd(26)} ${Math.round(sample.requests / sample.seconds)} req/s${disturbed ? `  (${disturbed}${attempt < repeats ? ', again' : ''})` : ''}`);
         if (!disturbed || attempt >= repeats) {
           runs.get(s.id)!.push(sample);
           break;

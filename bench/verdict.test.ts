@@ -1,8 +1,8 @@
 import { otherWorkFigure } from './other-work';
 import { EXIT_STATUS, exitStatus, verdictOf } from './verdict';
 
-const quiet = otherWorkFigure({ micros: 1e6, kernelMicros: 0, busiest: [] }, 100);
-const busy = otherWorkFigure({ micros: 50e6, kernelMicros: 0, busiest: [] }, 100);
+const quiet = otherWorkFigure({ micros: 1e6, kernelMicros: 0, stolenMicros: 0, busiest: [] }, 100);
+const busy = otherWorkFigure({ micros: 50e6, kernelMicros: 0, stolenMicros: 0, busiest: [] }, 100);
 
 describe('bench verdict and exit status', () => {
   it('when the machine was quiet, then the targets decide: met (0) or missed (1)', () => {
