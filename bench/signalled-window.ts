@@ -19,10 +19,12 @@ export interface SignalledWindow {
   fileOf: (pid: number) => string;
   /** What is counted, for error messages ("the heap profile"). */
   what: string;
+  /** The entry point of the other build whose gateway `gateway-baseline` runs (`patched-build.ts`). */
+  baselineGateway?: string;
 }
 
 /** The counter's file as written, and the requests answered and their statuses. */
-export async function countUnderLoad({ target, request, requests, nodeFlags, fileOf, what }: SignalledWindow): Promise<{ text: string; requests: number; statuses: Record<string, number> }> {
+export async function countUnderLoad({ target, request, requests, nodeFlags, fileOf, what, baselineGateway }: SignalledWindow): Promise<{ text: string; requests: number; statuses: Record<string, number> }> {
   const system = await startBenchSystem({
     inProcessGateway: target === 'gateway-memory',
     tracedGateway: target === 'gateway-traced',
@@ -30,6 +32,7 @@ export async function countUnderLoad({ target, request, requests, nodeFlags, fil
     seedPets: 50,
     logLevel: 'info',
     nodeOptions: { [target]: nodeFlags },
+    ...(baselineGateway ? { baselineGateway } : {}),
     // As `npm run bench`: BENCH_NODE runs the fronts (e.g. Node 24), this process's Node otherwise.
     ...(process.env.BENCH_NODE ? { frontNode: process.env.BENCH_NODE } : {}),
   });

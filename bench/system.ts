@@ -98,7 +98,7 @@ export interface SystemOptions {
  * the ban would turn the 429 scenario into a ban after one refusal: both are lifted far above the load
  * so that each scenario measures the path it names.
  */
-function gatewayEnv(petsUrl: string, logLevel: string): Record<string, string> {
+export function gatewayEnv(petsUrl: string, logLevel: string): Record<string, string> {
   return {
     NODE_ENV: 'production',
     LOG_LEVEL: logLevel,

@@ -1,0 +1,182 @@
+/**
+ * Instructions per request of the gateway, counted by callgrind, for a copy of this build with one
+ * feature taken away (`patched-build.ts`) against the build as it is (issue 29: bisecting the 429
+ * path).
+ *
+ *   node dist/bench/instructions.js [refused|unauthorized] [--requests N] [--rounds N] [--keep DIR] --variant as-built --variant floor-v1 …
+ *
+ * `--keep DIR` keeps each count's callgrind file there, and the gateway's map of the code V8
+ * compiled (`--perf-basic-prof`: JavaScript functions by address), for `instruction-profile.ts`.
+ *
+ * Why instructions: CPU time per request on these machines moved by half between counts of the
+ * same build minutes apart, with no process of the machine busy and no time stolen by the
+ * hypervisor (other tenants share the caches and the memory bus), so a feature of 5 µs could not
+ * be told from the noise (docs/performance.md). Valgrind counts the instructions the process
+ * executes, its threads included, whatever else the machine does: the same build reads the same
+ * count within a fraction of a percent. What it leaves out: the kernel's work (the socket's
+ * system calls), and the cost of an instruction (a cache miss counts as one). It says which part of
+ * the gateway's own code costs what; the bench says what a request costs.
+ *
+ * Each count: a redis-server, the gateway of the variant under `valgrind --tool=callgrind`
+ * (instrumented only for the count), a key over its quota (`refused`: every request a 429 the
+ * replica answers from what it knows) or no key at all (`unauthorized`: the 401 path, the anonymous
+ * budget far out of reach), WARMUP requests uninstrumented so that V8 has compiled the path, a few
+ * instrumented then forgotten, then N requests counted (4 keep-alive connections, one request at a
+ * time each). No pets-service: neither path reaches it.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { GATEWAY_NODE_FLAGS } from '../gateway/src/node-flags';
+import { createAccountWithKey } from '../tools/admin-client';
+import { freePort } from '../tools/ports';
+import { TestRedis } from '../tools/redis-server';
+import { patchedBuild } from './patched-build';
+import { BenchProcess, killChildrenOnExit } from './processes';
+import { median } from './results';
+import { takeOption } from './take-option';
+import { gatewayEnv } from './system';
+
+type Request = 'refused' | 'unauthorized';
+const WARMUP = 40_000;
+/** Instrumented, then forgotten: valgrind translates the path's code again once instrumentation is on. */
+const SETTLE = 200;
+const CONNECTIONS = 4;
+/** Under valgrind a process starts 20 to 50 times slower. */
+const START_MS = 300_000;
+
+/** An answer later than this is a variant that hangs (a patch that broke a path), not a slow one. */
+const ANSWER_MS = 60_000;
+
+/** Sends `count` GETs to `url` over CONNECTIONS keep-alive connections, each answer read in full; the statuses seen. */
+async function send(url: string, headers: Record<string, string>, count: number): Promise<Record<number, number>> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const statuses: Record<number, number> = {};
+  let left = count;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      http
+        .get(url, { agent, headers }, (res) => {
+          statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
+          res.resume();
+          res.on('end', resolve);
+        })
+        .setTimeout(ANSWER_MS, function (this: http.ClientRequest) {
+          this.destroy(new Error(`no answer from ${url} within ${ANSWER_MS} ms`));
+        })
+        .on('error', reject);
+    });
+  const loop = async () => {
+    while (left > 0) {
+      left -= 1;
+      await one();
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: CONNECTIONS }, loop));
+  } finally {
+    agent.destroy();
+  }
+  return statuses;
+}
+
+/**
+ * The instructions of V8's optimizing compiler in a dump (its background thread's task, with all
+ * it called). Left out of the count: compiling is a cost paid once per function, long before a
+ * process's millionth request, but valgrind slows the process 20 to 50 times, so time-driven work
+ * (a timer whose change of an object's shape sends optimized code back to be compiled again)
+ * falls many times more often per request than it does at full speed: up to a third of a count.
+ */
+function optimizingCompilation(dump: string): number {
+  const text = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const line = text.split('\n').find((l) => l.includes('OptimizingCompileDispatcher::CompileTask::RunInternal()'));
+  return line ? Number(/^\s*([\d,]+)/.exec(line)![1]!.replaceAll(',', '')) : 0;
+}
+
+/** Tells the gateway's callgrind to `-i on` (instrument), `-z` (zero its counts) or `-d` (dump them). */
+const callgrind = (pid: number, ...command: string[]) => execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
+
+/** The instructions per request of one count of `script`'s gateway. */
+async function count(script: string, request: Request, requests: number, dir: string, label: string, keep?: string): Promise<number> {
+  const redis = await TestRedis.start();
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const out = path.join(dir, `${label}.callgrind`);
+  const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, ...GATEWAY_NODE_FLAGS, ...(keep ? ['--perf-basic-prof'] : [])];
+  const env = { ...gatewayEnv('http://127.0.0.1:9', 'info'), PORT: String(port), ADMIN_PORT: String(adminPort), REDIS_URL: redis.url };
+  const gateway = BenchProcess.start(`gateway (${label})`, script, env, valgrind, 'valgrind');
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await gateway.ready(`${url}/readyz`, async (response) => ((await response.json()) as { status?: string }).status === 'ready', START_MS);
+    const headers: Record<string, string> = {};
+    if (request === 'refused') {
+      const refused = await createAccountWithKey(`http://127.0.0.1:${adminPort}`, { name: 'refused', plan: 'enterprise', perMinute: 1, perDay: 1 });
+      headers.authorization = `Bearer ${refused.key}`;
+    }
+    const expected = request === 'refused' ? 429 : 401;
+    await send(`${url}/v1/pets`, headers, WARMUP);
+    callgrind(gateway.pid, '-i', 'on');
+    await send(`${url}/v1/pets`, headers, SETTLE);
+    callgrind(gateway.pid, '-z');
+    const statuses = await send(`${url}/v1/pets`, headers, requests);
+    callgrind(gateway.pid, '-d');
+    if (statuses[expected] !== requests) throw new Error(`${label}: expected ${requests} answers ${expected}, got ${JSON.stringify(statuses)}`);
+    const dump = readdirSync(dir).find((name) => name.startsWith(`${label}.callgrind.`));
+    if (!dump) throw new Error(`${label}: callgrind wrote no dump`);
+    const totals = /^totals: (\d+)/m.exec(readFileSync(path.join(dir, dump), 'utf8'));
+    if (!totals) throw new Error(`${label}: no totals in ${dump}`);
+    const compiling = optimizingCompilation(path.join(dir, dump));
+    if (keep) {
+      const name = path.join(keep, `${label}.${Date.now()}`);
+      copyFileSync(path.join(dir, dump), `${name}.callgrind`);
+      copyFileSync(`/tmp/perf-${gateway.pid}.map`, `${name}.map`);
+    }
+    rmSync(path.join(dir, dump));
+    return (Number(totals[1]) - compiling) / requests;
+  } finally {
+    await gateway.stop();
+    await redis.stop();
+    rmSync(`/tmp/perf-${gateway.pid}.map`, { force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  killChildrenOnExit();
+  const args = process.argv.slice(2);
+  const take = (name: string) => takeOption(args, name);
+  const requests = Number(take('--requests')[0] ?? 2_000);
+  const rounds = Number(take('--rounds')[0] ?? 1);
+  const variants = take('--variant');
+  const keep = take('--keep')[0];
+  if (keep) mkdirSync(keep, { recursive: true });
+  const [request = 'refused'] = args as [Request?];
+  if (request !== 'refused' && request !== 'unauthorized') throw new Error(`no request ${request}: refused or unauthorized`);
+  if (variants.length === 0) variants.push('as-built');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-instructions-'));
+  try {
+    const scripts = new Map(variants.map((variant) => [variant, patchedBuild(variant, path.join(dir, variant))]));
+    const counts = new Map<string, number[]>(variants.map((variant) => [variant, []]));
+    process.stdout.write(`${request}, ${requests} requests a count, ${rounds} rounds; instructions per request (callgrind)\n`);
+    for (let round = 0; round < rounds; round += 1) {
+      for (const variant of variants) {
+        const perRequest = await count(scripts.get(variant)!, request, requests, dir, variant, keep);
+        counts.get(variant)!.push(perRequest);
+        process.stdout.write(`round ${round + 1}: ${variant.padEnd(24)} ${Math.round(perRequest).toLocaleString('en')}\n`);
+      }
+    }
+    const base = median(counts.get(variants[0]!)!);
+    process.stdout.write(`median of the rounds (against ${variants[0]}):\n`);
+    for (const [variant, runs] of counts) {
+      const value = median(runs);
+      process.stdout.write(`  ${variant.padEnd(24)} ${Math.round(value).toLocaleString('en').padStart(10)}  ${((value - base) / 1000).toFixed(1).padStart(7)} k\n`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
