@@ -3,7 +3,7 @@
  * feature taken away (`patched-build.ts`) against the build as it is (issue 29: bisecting the 429
  * path).
  *
- *   node dist/bench/instructions.js [refused|unauthorized] [--requests N] [--rounds N] [--keep DIR] --variant as-built --variant floor-v1 …
+ *   node dist/bench/instructions.js [refused|unauthorized|list] [--requests N] [--rounds N] [--keep DIR] --variant as-built --variant floor-v1 …
  *
  * `--keep DIR` keeps each count's callgrind file there, and the gateway's map of the code V8
  * compiled (`--perf-basic-prof`: JavaScript functions by address), for `instruction-profile.ts`.
@@ -19,10 +19,11 @@
  *
  * Each count: a redis-server, the gateway of the variant under `valgrind --tool=callgrind`
  * (instrumented only for the count), a key over its quota (`refused`: every request a 429 the
- * replica answers from what it knows) or no key at all (`unauthorized`: the 401 path, the anonymous
- * budget far out of reach), WARMUP requests uninstrumented so that V8 has compiled the path, a few
- * instrumented then forgotten, then N requests counted (4 keep-alive connections, one request at a
- * time each). No pets-service: neither path reaches it.
+ * replica answers from what it knows), no key at all (`unauthorized`: the 401 path, the anonymous
+ * budget far out of reach) or a key with quota to spare (`list`: the bench's served request,
+ * `GET /v1/pets?limit=20`, proxied to a pets-service at full speed holding 50 pets), WARMUP requests
+ * uninstrumented so that V8 has compiled the path, a few instrumented then forgotten, then N
+ * requests counted (4 keep-alive connections, one request at a time each).
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -30,16 +31,19 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { GATEWAY_NODE_FLAGS } from '../gateway/src/node-flags';
-import { createAccountWithKey } from '../tools/admin-client';
+import { TEST_SECRET, createAccountWithKey } from '../tools/admin-client';
 import { freePort } from '../tools/ports';
 import { TestRedis } from '../tools/redis-server';
 import { patchedBuild } from './patched-build';
-import { BenchProcess, killChildrenOnExit } from './processes';
+import { signServiceToken } from '../shared/src/internal-token';
+import { BenchProcess, COMPILED, killChildrenOnExit } from './processes';
 import { median } from './results';
 import { takeOption } from './take-option';
-import { gatewayEnv } from './system';
+import { gatewayEnv, seedPets } from './system';
 
-type Request = 'refused' | 'unauthorized';
+type Request = 'refused' | 'unauthorized' | 'list';
+const PATHS: Record<Request, string> = { refused: '/v1/pets', unauthorized: '/v1/pets', list: '/v1/pets?limit=20' };
+const EXPECTED: Record<Request, number> = { refused: 429, unauthorized: 401, list: 200 };
 const WARMUP = 40_000;
 /** Instrumented, then forgotten: valgrind translates the path's code again once instrumentation is on. */
 const SETTLE = 200;
@@ -101,25 +105,35 @@ const callgrind = (pid: number, ...command: string[]) => execFileSync('callgrind
 /** The instructions per request of one count of `script`'s gateway. */
 async function count(script: string, request: Request, requests: number, dir: string, label: string, keep?: string): Promise<number> {
   const redis = await TestRedis.start();
-  const [port, adminPort] = [await freePort(), await freePort()];
+  const [port, adminPort, petsPort] = [await freePort(), await freePort(), await freePort()];
+  const petsData = mkdtempSync(path.join(os.tmpdir(), 'animal-store-instructions-pets-'));
+  const pets =
+    request === 'list'
+      ? BenchProcess.start('pets', COMPILED.pets, { NODE_ENV: 'production', LOG_LEVEL: 'info', INTERNAL_JWT_SECRET: TEST_SECRET, PETS_PORT: String(petsPort), PETS_DB_PATH: path.join(petsData, 'pets.db') })
+      : undefined;
   const out = path.join(dir, `${label}.callgrind`);
   const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, ...GATEWAY_NODE_FLAGS, ...(keep ? ['--perf-basic-prof'] : [])];
-  const env = { ...gatewayEnv('http://127.0.0.1:9', 'info'), PORT: String(port), ADMIN_PORT: String(adminPort), REDIS_URL: redis.url };
+  if (pets) {
+    await pets.ready(`http://127.0.0.1:${petsPort}/healthz`);
+    await seedPets(`http://127.0.0.1:${petsPort}`, `Bearer ${signServiceToken('bench', TEST_SECRET)}`, 50);
+  }
+  const env = { ...gatewayEnv(`http://127.0.0.1:${pets ? petsPort : 9}`, 'info'), PORT: String(port), ADMIN_PORT: String(adminPort), REDIS_URL: redis.url };
   const gateway = BenchProcess.start(`gateway (${label})`, script, env, valgrind, 'valgrind');
   try {
     const url = `http://127.0.0.1:${port}`;
     await gateway.ready(`${url}/readyz`, async (response) => ((await response.json()) as { status?: string }).status === 'ready', START_MS);
     const headers: Record<string, string> = {};
-    if (request === 'refused') {
-      const refused = await createAccountWithKey(`http://127.0.0.1:${adminPort}`, { name: 'refused', plan: 'enterprise', perMinute: 1, perDay: 1 });
-      headers.authorization = `Bearer ${refused.key}`;
+    if (request !== 'unauthorized') {
+      const quota = request === 'refused' ? 1 : 1_000_000_000;
+      const account = await createAccountWithKey(`http://127.0.0.1:${adminPort}`, { name: request, plan: 'enterprise', perMinute: quota, perDay: quota });
+      headers.authorization = `Bearer ${account.key}`;
     }
-    const expected = request === 'refused' ? 429 : 401;
-    await send(`${url}/v1/pets`, headers, WARMUP);
+    const [target, expected] = [`${url}${PATHS[request]}`, EXPECTED[request]];
+    await send(target, headers, WARMUP);
     callgrind(gateway.pid, '-i', 'on');
-    await send(`${url}/v1/pets`, headers, SETTLE);
+    await send(target, headers, SETTLE);
     callgrind(gateway.pid, '-z');
-    const statuses = await send(`${url}/v1/pets`, headers, requests);
+    const statuses = await send(target, headers, requests);
     callgrind(gateway.pid, '-d');
     if (statuses[expected] !== requests) throw new Error(`${label}: expected ${requests} answers ${expected}, got ${JSON.stringify(statuses)}`);
     const dump = readdirSync(dir).find((name) => name.startsWith(`${label}.callgrind.`));
@@ -136,6 +150,8 @@ async function count(script: string, request: Request, requests: number, dir: st
     return (Number(totals[1]) - compiling) / requests;
   } finally {
     await gateway.stop();
+    await pets?.stop();
+    rmSync(petsData, { recursive: true, force: true });
     await redis.stop();
     rmSync(`/tmp/perf-${gateway.pid}.map`, { force: true });
   }
@@ -151,7 +167,7 @@ async function main(): Promise<void> {
   const keep = take('--keep')[0];
   if (keep) mkdirSync(keep, { recursive: true });
   const [request = 'refused'] = args as [Request?];
-  if (request !== 'refused' && request !== 'unauthorized') throw new Error(`no request ${request}: refused or unauthorized`);
+  if (!(request in PATHS)) throw new Error(`no request ${request}: ${Object.keys(PATHS).join(', ')}`);
   if (variants.length === 0) variants.push('as-built');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-instructions-'));
   try {

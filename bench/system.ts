@@ -229,7 +229,7 @@ async function onFreePorts(start: () => Promise<void>, attempts = 3): Promise<vo
   }
 }
 
-async function seedPets(petsUrl: string, authorization: string, count: number): Promise<void> {
+export async function seedPets(petsUrl: string, authorization: string, count: number): Promise<void> {
   for (let i = 0; i < count; i += 1) {
     const response = await fetch(`${petsUrl}/pets`, {
       method: 'POST',
