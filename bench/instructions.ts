@@ -87,6 +87,13 @@ async function send(url: string, headers: Record<string, string>, count: number)
 }
 
 /**
+ * V8's map of the code it compiles (`/tmp/perf-PID.map`). `--perf-basic-prof` turns V8's log on
+ * too, which by default writes `isolate-…-v8.log` into the working directory (the checkout): it
+ * goes to the count's own folder instead, removed with it.
+ */
+const perfMapFlags = (dir: string, label: string) => ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${path.join(dir, `${label}.v8.log`)}`];
+
+/**
  * The instructions of V8's optimizing compiler in a dump (its background thread's task, with all
  * it called). Left out of the count: compiling is a cost paid once per function, long before a
  * process's millionth request, but valgrind slows the process 20 to 50 times, so time-driven work
@@ -112,7 +119,7 @@ async function count(script: string, request: Request, requests: number, dir: st
       ? BenchProcess.start('pets', COMPILED.pets, { NODE_ENV: 'production', LOG_LEVEL: 'info', INTERNAL_JWT_SECRET: TEST_SECRET, PETS_PORT: String(petsPort), PETS_DB_PATH: path.join(petsData, 'pets.db') })
       : undefined;
   const out = path.join(dir, `${label}.callgrind`);
-  const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, ...GATEWAY_NODE_FLAGS, ...(keep ? ['--perf-basic-prof'] : [])];
+  const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, ...GATEWAY_NODE_FLAGS, ...(keep ? perfMapFlags(dir, label) : [])];
   if (pets) {
     await pets.ready(`http://127.0.0.1:${petsPort}/healthz`);
     await seedPets(`http://127.0.0.1:${petsPort}`, `Bearer ${signServiceToken('bench', TEST_SECRET)}`, 50);

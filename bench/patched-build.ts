@@ -1,6 +1,6 @@
 /**
  * A copy of this checkout's build with one feature of the gateway taken away, so that
- * `bench/gc.ts --build` can measure what that feature costs a request against the build as it is,
+ * `bench/gc.ts --variant` and `bench/instructions.ts` can measure what that feature costs a request against the build as it is,
  * alternated in one run (issue 29: bisecting the 429 path).
  *
  *   node dist/bench/patched-build.js VARIANT OUT_DIR     (VARIANT: one of `PATCHES`, or `list`)
@@ -28,11 +28,21 @@ interface Variant {
   patches: Patch[];
 }
 
-/** A refusal in the Error shape, as long as the gateway's, written by no code of the gateway's. */
+/** A refusal body about as long as the gateway's (its code and message), written by no code of the gateway's. */
 const FIXED_BODY = JSON.stringify({ error: { code: 'rate_limited', message: "Rate limit exceeded: the account's per-minute limit is used up; retry after 60 seconds." } });
 const FIXED_429 =
   `res.statusCode = 429; res.setHeader('Content-Type', 'application/json; charset=utf-8'); ` +
   `res.setHeader('Content-Length', ${Buffer.byteLength(FIXED_BODY)}); res.end(${JSON.stringify(FIXED_BODY)});`;
+
+/**
+ * A fixed 429 where the middleware returned after `find` (a `return (req, res, next) => {` that
+ * makes a stage's handler) would begin: that handler is kept, unused, so the file still compiles.
+ */
+const answeredAt = (file: string, find: string): Patch => ({
+  file,
+  find,
+  replace: `return (req, res, next) => { ${FIXED_429} };\n    const unused = ${find.slice('return '.length)}`,
+});
 
 export const PATCHES: Record<string, Variant> = {
   'as-built': { what: 'nothing: the copy as built (an A/A check of the copy against the checkout)', patches: [] },
@@ -68,11 +78,11 @@ export const PATCHES: Record<string, Variant> = {
   },
   'floor-identify': {
     what: 'every /v1 request answered a fixed 429 where the identify stage begins (the stages before it run)',
-    patches: [{ file: 'gateway/src/pipeline/identify.js', find: 'return (req, res, next) => {', replace: `return (req, res, next) => { ${FIXED_429} };\n    const unused = (req, res, next) => {` }],
+    patches: [answeredAt('gateway/src/pipeline/identify.js', 'return (req, res, next) => {')],
   },
   'floor-rate-limit': {
     what: 'every /v1 request answered a fixed 429 where the rate-limit stage begins (the key identified, not charged)',
-    patches: [{ file: 'gateway/src/pipeline/rate-limit.js', find: 'return (req, res, next) => {\n        const { principal }', replace: `return (req, res, next) => { ${FIXED_429} };\n    const unused = (req, res, next) => {\n        const { principal }` }],
+    patches: [answeredAt('gateway/src/pipeline/rate-limit.js', 'return (req, res, next) => {\n        const { principal }')],
   },
   'no-duration': {
     what: 'no request duration in the metrics (the request count still taken)',
