@@ -1,7 +1,7 @@
 import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
-import { accessLineJson, accessLog } from './access-log';
+import { accessLineJson, accessLog, jsonString } from './access-log';
 import { ApiError, errorHandler } from './errors';
 import { requestId } from './request-id';
 
@@ -200,5 +200,21 @@ describe('the access line written without pino', () => {
     logger.level = 'info';
     await request(app).get('/v1/ok').expect(200);
     expect(written).toHaveLength(1);
+  });
+});
+
+describe('jsonString', () => {
+  it.each([
+    ['an id', 'c0ffee00-1234-4abc-8def-0123456789ab'],
+    ['an IPv6 address with a zone', 'fe80::1%eth0'],
+    ['the empty string', ''],
+    ['a quote and a backslash', 'a"b\\c'],
+    ['control characters', 'a\u0000b\u001fc\u007f'],
+    ['non-ASCII text and separators', 'é€\u2028\u2029😀'],
+    ['a lone surrogate', 'x\ud800y'],
+    ['a long plain string', 'a'.repeat(129)],
+    ['a long string to escape', `${'a'.repeat(200)}"`],
+  ])('writes %s as JSON.stringify does', (_what, text) => {
+    expect(jsonString(text)).toBe(JSON.stringify(text));
   });
 });

@@ -166,13 +166,31 @@ export function accessLineJson(
   msg: string,
 ): string {
   const p = internalsOf(logger);
-  let line = `${p[PINO.levelPrefixes][level]}${p[PINO.time]()}${p[PINO.bindings]},"reqId":${JSON.stringify(reqId)}`;
-  if (method !== undefined) line += `,"method":${JSON.stringify(method)}`;
-  line += `,"url":${JSON.stringify(url)},"status":${status},"ms":${Number.isFinite(ms) ? ms : null}`;
-  if (remoteAddress !== undefined) line += `,"remoteAddress":${JSON.stringify(remoteAddress)}`;
-  if (extra?.caller !== undefined) line += `,"caller":${JSON.stringify(extra.caller)}`;
-  if (extra?.subject !== undefined) line += `,"subject":${JSON.stringify(extra.subject)}`;
+  let line = `${p[PINO.levelPrefixes][level]}${p[PINO.time]()}${p[PINO.bindings]},"reqId":${jsonString(reqId)}`;
+  if (method !== undefined) line += `,"method":${jsonString(method)}`;
+  line += `,"url":${jsonString(url)},"status":${status},"ms":${Number.isFinite(ms) ? ms : null}`;
+  if (remoteAddress !== undefined) line += `,"remoteAddress":${jsonString(remoteAddress)}`;
+  if (extra?.caller !== undefined) line += `,"caller":${jsonString(extra.caller)}`;
+  if (extra?.subject !== undefined) line += `,"subject":${jsonString(extra.subject)}`;
   if (aborted) line += ',"aborted":true';
-  return `${line},"msg":${JSON.stringify(msg)}${p[PINO.end]}`;
+  return `${line},"msg":${jsonString(msg)}${p[PINO.end]}`;
+}
+
+/** Longer strings go to `JSON.stringify` whatever they hold: the loop below would cost more than it saves. */
+const SCANNED_UP_TO = 128;
+
+/**
+ * `JSON.stringify(text)`: the text quoted as it is when it holds only printable ASCII other than
+ * `"` and `\` (a request id, a method, an address, a plain URL: nearly every line), which JSON
+ * writes unchanged. A JavaScript loop over a short string costs less than the call into V8's
+ * serializer (issue 29: the access line's five strings were a fifth of its cost).
+ */
+export function jsonString(text: string): string {
+  if (text.length > SCANNED_UP_TO) return JSON.stringify(text);
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(text);
+  }
+  return `"${text}"`;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
