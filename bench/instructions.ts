@@ -12,10 +12,15 @@
  * same build minutes apart, with no process of the machine busy and no time stolen by the
  * hypervisor (other tenants share the caches and the memory bus), so a feature of 5 µs could not
  * be told from the noise (docs/performance.md). Valgrind counts the instructions the process
- * executes, its threads included, whatever else the machine does: the same build reads the same
- * count within a fraction of a percent. What it leaves out: the kernel's work (the socket's
- * system calls), and the cost of an instruction (a cache miss counts as one). It says which part of
- * the gateway's own code costs what; the bench says what a request costs.
+ * executes, its threads included: on a quiet machine the same build reads the same count within
+ * 1–2 %. Not on a busy one: V8 compiles hot functions on a thread of its own, and with other
+ * processes taking the cores that thread finishes later, so more of the count runs in code not yet
+ * optimized (the same build read 494 k per 429 beside a CI run, 263 k alone). So a count, like a
+ * bench run, is evidence only on an idle machine: each prints the other processes' CPU over it, and
+ * the tool fails when any count had more than the bench's limit (`other-work.ts`). What it leaves
+ * out: the kernel's work (the socket's system calls), and the cost of an instruction (a cache miss
+ * counts as one). It says which part of the gateway's own code costs what; the bench says what a
+ * request costs.
  *
  * Each count: a redis-server, the gateway of the variant under `valgrind --tool=callgrind`
  * (instrumented only for the count), a key over its quota (`refused`: every request a 429 the
@@ -37,6 +42,8 @@ import { TestRedis } from '../tools/redis-server';
 import { patchedBuild } from './patched-build';
 import { signServiceToken } from '../shared/src/internal-token';
 import { BenchProcess, COMPILED, killChildrenOnExit } from './processes';
+import { disturbanceOf, otherWorkBetween } from './other-work';
+import { processSnapshot, stolenMicros } from './proc';
 import { median } from './results';
 import { takeOption } from './take-option';
 import { gatewayEnv, seedPets } from './system';
@@ -180,12 +187,19 @@ async function main(): Promise<void> {
   try {
     const scripts = new Map(variants.map((variant) => [variant, patchedBuild(variant, path.join(dir, variant))]));
     const counts = new Map<string, number[]>(variants.map((variant) => [variant, []]));
+    const disturbances: string[] = [];
     process.stdout.write(`${request}, ${requests} requests a count, ${rounds} rounds; instructions per request (callgrind)\n`);
     for (let round = 0; round < rounds; round += 1) {
       for (const variant of variants) {
+        const [machineBefore, stolenBefore, started] = [processSnapshot(), stolenMicros(), performance.now()];
         const perRequest = await count(scripts.get(variant)!, request, requests, dir, variant, keep);
+        const other = otherWorkBetween(machineBefore, processSnapshot(), process.pid, stolenMicros() - stolenBefore);
+        const seconds = (performance.now() - started) / 1000;
+        const disturbed = disturbanceOf(other, seconds);
+        if (disturbed) disturbances.push(`round ${round + 1}, ${variant}: ${disturbed}`);
         counts.get(variant)!.push(perRequest);
-        process.stdout.write(`round ${round + 1}: ${variant.padEnd(24)} ${Math.round(perRequest).toLocaleString('en')}\n`);
+        const note = `other processes ${(other.micros / 1e6 / seconds).toFixed(3)} cores${disturbed ? ': DISTURBED' : ''}`;
+        process.stdout.write(`round ${round + 1}: ${variant.padEnd(24)} ${Math.round(perRequest).toLocaleString('en').padStart(10)}  (${note})\n`);
       }
     }
     const base = median(counts.get(variants[0]!)!);
@@ -193,6 +207,10 @@ async function main(): Promise<void> {
     for (const [variant, runs] of counts) {
       const value = median(runs);
       process.stdout.write(`  ${variant.padEnd(24)} ${Math.round(value).toLocaleString('en').padStart(10)}  ${((value - base) / 1000).toFixed(1).padStart(7)} k\n`);
+    }
+    if (disturbances.length > 0) {
+      process.stderr.write(`not evidence: other work on the machine during ${disturbances.length} count(s) (${disturbances.join('; ')}). Count again on an idle machine.\n`);
+      process.exitCode = 1;
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
