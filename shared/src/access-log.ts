@@ -176,14 +176,18 @@ export function accessLineJson(
   return `${line},"msg":${jsonString(msg)}${p[PINO.end]}`;
 }
 
-/** Longer strings go to `JSON.stringify` whatever they hold: the loop below would cost more than it saves. */
+/**
+ * Longer strings (a URL with a long query) go to `JSON.stringify` unscanned, so one with a character
+ * to escape near its end is not read twice; ids, addresses and ordinary paths are shorter.
+ */
 const SCANNED_UP_TO = 128;
 
 /**
  * `JSON.stringify(text)`: the text quoted as it is when it holds only printable ASCII other than
  * `"` and `\` (a request id, a method, an address, a plain URL: nearly every line), which JSON
  * writes unchanged. A JavaScript loop over a short string costs less than the call into V8's
- * serializer (issue 29: the access line's five strings were a fifth of its cost).
+ * serializer (issue 29: a served request's line, 566 ns with `JSON.stringify`, 393 ns with this;
+ * bench/micro/access-line.ts).
  */
 export function jsonString(text: string): string {
   if (text.length > SCANNED_UP_TO) return JSON.stringify(text);
