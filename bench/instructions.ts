@@ -4,6 +4,13 @@
  * path).
  *
  *   node dist/bench/instructions.js [refused|unauthorized|list] [--requests N] [--rounds N] [--keep DIR] --variant as-built --variant floor-v1 …
+ *   node dist/bench/instructions.js list --variant as-built --variant express-hop --variant express-hop-redis
+ *
+ * A `--variant` that names one of the bench's yardstick hops (`hop`, `express-hop`,
+ * `express-hop-redis`, `express-hop-raw-redis`; `list` only, they hold no keys) counts that hop in
+ * place of a gateway, started as the bench starts it (Node's own flags): what the gateway's
+ * features cost above the owner's stack, in instructions rather than in a CPU time the host moves.
+ * `BENCH_NODE` as for the bench: the counted front runs on it, the pets-service on this Node.
  *
  * `--keep DIR` keeps each count's callgrind file there, and the gateway's map of the code V8
  * compiled (`--perf-basic-prof`: JavaScript functions by address), for `instruction-profile.ts`.
@@ -46,7 +53,7 @@ import { disturbanceOf, otherWorkBetween } from './other-work';
 import { processSnapshot, stolenMicros } from './proc';
 import { median } from './results';
 import { takeOption } from './take-option';
-import { gatewayEnv, seedPets } from './system';
+import { gatewayEnv, hopScript, isHop, seedPets } from './system';
 
 type Request = 'refused' | 'unauthorized' | 'list';
 const PATHS: Record<Request, string> = { refused: '/v1/pets', unauthorized: '/v1/pets', list: '/v1/pets?limit=20' };
@@ -57,6 +64,12 @@ const SETTLE = 200;
 const CONNECTIONS = 4;
 /** Under valgrind a process starts 20 to 50 times slower. */
 const START_MS = 300_000;
+
+/**
+ * The Node that runs the counted front (`BENCH_NODE`, as for the bench: e.g. /work/node24/bin/node);
+ * the pets-service beside it runs on this one, whose native modules were built for it.
+ */
+const FRONT_NODE = process.env.BENCH_NODE ?? process.execPath;
 
 /** An answer later than this is a variant that hangs (a patch that broke a path), not a slow one. */
 const ANSWER_MS = 60_000;
@@ -116,8 +129,9 @@ function optimizingCompilation(dump: string): number {
 /** Tells the gateway's callgrind to `-i on` (instrument), `-z` (zero its counts) or `-d` (dump them). */
 const callgrind = (pid: number, ...command: string[]) => execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
 
-/** The instructions per request of one count of `script`'s gateway. */
+/** The instructions per request of one count of `script`'s gateway, or of the hop named `label` when it names one. */
 async function count(script: string, request: Request, requests: number, dir: string, label: string, keep?: string): Promise<number> {
+  const hop = isHop(label) ? hopScript(label) : undefined;
   const redis = await TestRedis.start();
   const [port, adminPort, petsPort] = [await freePort(), await freePort(), await freePort()];
   const petsData = mkdtempSync(path.join(os.tmpdir(), 'animal-store-instructions-pets-'));
@@ -126,18 +140,24 @@ async function count(script: string, request: Request, requests: number, dir: st
       ? BenchProcess.start('pets', COMPILED.pets, { NODE_ENV: 'production', LOG_LEVEL: 'info', INTERNAL_JWT_SECRET: TEST_SECRET, PETS_PORT: String(petsPort), PETS_DB_PATH: path.join(petsData, 'pets.db') })
       : undefined;
   const out = path.join(dir, `${label}.callgrind`);
-  const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, ...GATEWAY_NODE_FLAGS, ...(keep ? perfMapFlags(dir, label) : [])];
+  const nodeFlags = hop ? [] : GATEWAY_NODE_FLAGS;
+  const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', FRONT_NODE, ...nodeFlags, ...(keep ? perfMapFlags(dir, label) : [])];
   if (pets) {
     await pets.ready(`http://127.0.0.1:${petsPort}/healthz`);
     await seedPets(`http://127.0.0.1:${petsPort}`, `Bearer ${signServiceToken('bench', TEST_SECRET)}`, 50);
   }
-  const env = { ...gatewayEnv(`http://127.0.0.1:${pets ? petsPort : 9}`, 'info'), PORT: String(port), ADMIN_PORT: String(adminPort), REDIS_URL: redis.url };
-  const gateway = BenchProcess.start(`gateway (${label})`, script, env, valgrind, 'valgrind');
+  const petsUrl = `http://127.0.0.1:${pets ? petsPort : 9}`;
+  // A hop's environment as the bench gives it (database 2 of its Redis, as there).
+  const env = hop
+    ? { BARE_HOP_PORT: String(port), PETS_URL: petsUrl, INTERNAL_JWT_SECRET: TEST_SECRET, ...(hop.redis ? { REDIS_URL: `${redis.url}/2` } : {}) }
+    : { ...gatewayEnv(petsUrl, 'info'), PORT: String(port), ADMIN_PORT: String(adminPort), REDIS_URL: redis.url };
+  const gateway = BenchProcess.start(hop ? label : `gateway (${label})`, hop ? hop.script : script, env, valgrind, 'valgrind');
   try {
     const url = `http://127.0.0.1:${port}`;
-    await gateway.ready(`${url}/readyz`, async (response) => ((await response.json()) as { status?: string }).status === 'ready', START_MS);
+    if (hop) await gateway.ready(`${url}/v1/healthz`, undefined, START_MS);
+    else await gateway.ready(`${url}/readyz`, async (response) => ((await response.json()) as { status?: string }).status === 'ready', START_MS);
     const headers: Record<string, string> = {};
-    if (request !== 'unauthorized') {
+    if (request !== 'unauthorized' && !hop) {
       const quota = request === 'refused' ? 1 : 1_000_000_000;
       const account = await createAccountWithKey(`http://127.0.0.1:${adminPort}`, { name: request, plan: 'enterprise', perMinute: quota, perDay: quota });
       headers.authorization = `Bearer ${account.key}`;
@@ -185,10 +205,12 @@ async function main(): Promise<void> {
   if (variants.length === 0) variants.push('as-built');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-instructions-'));
   try {
-    const scripts = new Map(variants.map((variant) => [variant, patchedBuild(variant, path.join(dir, variant))]));
+    if (request !== 'list' && variants.some(isHop)) throw new Error(`a hop holds no keys: count it with list, not ${request}`);
+    // A hop runs its own script (`count`); the name only marks it.
+    const scripts = new Map(variants.map((variant) => [variant, isHop(variant) ? variant : patchedBuild(variant, path.join(dir, variant))]));
     const counts = new Map<string, number[]>(variants.map((variant) => [variant, []]));
     const disturbances: string[] = [];
-    process.stdout.write(`${request}, ${requests} requests a count, ${rounds} rounds; instructions per request (callgrind)\n`);
+    process.stdout.write(`${request}, ${requests} requests a count, ${rounds} rounds, the front on ${FRONT_NODE}; instructions per request (callgrind)\n`);
     for (let round = 0; round < rounds; round += 1) {
       for (const variant of variants) {
         const [machineBefore, stolenBefore, started] = [processSnapshot(), stolenMicros(), performance.now()];

@@ -29,6 +29,9 @@ const HOPS: Record<HopName, { script: string; redis: boolean }> = {
   'express-hop-raw-redis': { script: COMPILED.expressHopRawRedis, redis: true },
 };
 
+/** A yardstick hop's script, and whether it meets Redis on every request. */
+export const hopScript = (name: HopName): { script: string; redis: boolean } => HOPS[name];
+
 /** Whether a target is one of the yardstick hops. */
 export function isHop(name: string): name is HopName {
   return name in HOPS;
