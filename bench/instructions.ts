@@ -129,7 +129,7 @@ function optimizingCompilation(dump: string): number {
 /** Tells the gateway's callgrind to `-i on` (instrument), `-z` (zero its counts) or `-d` (dump them). */
 const callgrind = (pid: number, ...command: string[]) => execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
 
-/** The instructions per request of one count of `script`'s gateway, or of the hop named `label` when it names one. */
+/** The instructions per request of one count of `script`: a gateway, or the yardstick hop `label` names (its environment is a hop's). */
 async function count(script: string, request: Request, requests: number, dir: string, label: string, keep?: string): Promise<number> {
   const hop = isHop(label) ? hopScript(label) : undefined;
   const redis = await TestRedis.start();
@@ -151,7 +151,7 @@ async function count(script: string, request: Request, requests: number, dir: st
   const env = hop
     ? { BARE_HOP_PORT: String(port), PETS_URL: petsUrl, INTERNAL_JWT_SECRET: TEST_SECRET, ...(hop.redis ? { REDIS_URL: `${redis.url}/2` } : {}) }
     : { ...gatewayEnv(petsUrl, 'info'), PORT: String(port), ADMIN_PORT: String(adminPort), REDIS_URL: redis.url };
-  const gateway = BenchProcess.start(hop ? label : `gateway (${label})`, hop ? hop.script : script, env, valgrind, 'valgrind');
+  const gateway = BenchProcess.start(hop ? label : `gateway (${label})`, script, env, valgrind, 'valgrind');
   try {
     const url = `http://127.0.0.1:${port}`;
     if (hop) await gateway.ready(`${url}/v1/healthz`, undefined, START_MS);
@@ -206,8 +206,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-instructions-'));
   try {
     if (request !== 'list' && variants.some(isHop)) throw new Error(`a hop holds no keys: count it with list, not ${request}`);
-    // A hop runs its own script (`count`); the name only marks it.
-    const scripts = new Map(variants.map((variant) => [variant, isHop(variant) ? variant : patchedBuild(variant, path.join(dir, variant))]));
+    const scripts = new Map(variants.map((variant) => [variant, isHop(variant) ? hopScript(variant).script : patchedBuild(variant, path.join(dir, variant))]));
     const counts = new Map<string, number[]>(variants.map((variant) => [variant, []]));
     const disturbances: string[] = [];
     process.stdout.write(`${request}, ${requests} requests a count, ${rounds} rounds, the front on ${FRONT_NODE}; instructions per request (callgrind)\n`);
