@@ -123,6 +123,14 @@ export const PATCHES: Record<string, Variant> = {
     what: "the error handler writes a fixed 429 in place of the Error shape's answer",
     patches: [{ file: 'shared/src/errors.js', find: 'sendError(res, known ?? internalError());', replace: FIXED_429 }],
   },
+  'close-once': {
+    what: "the access log's and the proxy's 'close' listeners added with `once` (as before issue 29's cut), not `on`",
+    patches: [
+      { file: 'shared/src/access-log.js', find: "res.on('close', () => {", replace: "res.once('close', () => {" },
+      { file: 'gateway/src/upstream/pets-proxy.js', find: "answer.on('close', () => {", replace: "answer.once('close', () => {" },
+      { file: 'gateway/src/upstream/pets-proxy.js', find: "res.on('close', onClientClose);", replace: "res.once('close', onClientClose);" },
+    ],
+  },
   'bare-handle': {
     what: "the server hands requests to the app with no tracking for the drain, no header-count check and no unread-body watch",
     patches: [{ file: 'shared/src/http-server.js', find: 'const handle = (req, res) => {', replace: 'const handle = (req, res) => app(req, res);\n    const unusedHandle = (req, res) => {' }],

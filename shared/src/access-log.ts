@@ -53,9 +53,11 @@ export function accessLog(app: Express, logger: Logger, events: Logger = logger,
   // A closure per request, not a field on the response: a symbol-keyed field added to every
   // response cost more than the closure it saved (more collector time per request in
   // bench/gc.ts, a new properties store per response; issue 29, docs/performance.md).
+  // `on`, not `once`: a response emits 'close' once (Node's emitCloseNT checks `_closed`), and
+  // `once` wraps each listener in a state object and a bound function (issue 29).
   return (req, res, next) => {
     const started = performance.now();
-    res.once('close', () => {
+    res.on('close', () => {
       if (onResponse && res.writableFinished) onResponse(req.method, res.statusCode, started);
       const caller = (res.locals as CallerLocals).caller;
       writeAccessLine(logger, direct, res, req.id, req.originalUrl, started, caller ? { caller: caller.iss, subject: caller.sub } : undefined);

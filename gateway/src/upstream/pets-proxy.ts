@@ -156,7 +156,8 @@ export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttem
       res.writeHead(answer.statusCode ?? 502, downstreamResponseHeaders(answer.headers));
       // Once the head is out, a slow or broken upstream can only be answered by cutting the client.
       answer.setTimeout(timeoutMs, cutSilentAnswer);
-      answer.once('close', () => {
+      // `on`, not `once`: a stream emits 'close' once, and `once` allocates a wrapper per request.
+      answer.on('close', () => {
         if (!answer.complete) res.destroy();
       });
       answer.pipe(res);
@@ -216,7 +217,7 @@ export function createPetsProxy({ replicas, timeoutMs, tryTimeoutMs = 0, onAttem
   return (req, res, next, body) => {
     const hop = new Hop(req, res, next, body, timeoutMs, isRepeatable(req.method) ? readTryTimeoutMs : 0, replicas);
     res.locals.hop = hop;
-    res.once('close', onClientClose);
+    res.on('close', onClientClose);
     if (!attempt(hop)) next(new ApiError('bad_gateway', 'The pets-service could not be reached.'));
   };
 }
