@@ -117,6 +117,15 @@ class RespConnection {
     });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => reader.push(chunk));
+    // A connection cut (by the deadline below, or by Redis) fails what it still waits for, as
+    // ioredis does: left waiting, those requests hung (an instruction count under valgrind, where
+    // a reply can take longer than the deadline, waited for them forever).
+    socket.on('close', () => {
+      const cut = new Error('the Redis connection closed');
+      for (const waiter of this.waiting.splice(this.head)) waiter.done(cut);
+      this.waiting.length = 0;
+      this.head = 0;
+    });
     // One timer for every command: the oldest one unanswered past the deadline fails the connection.
     setInterval(() => {
       const oldest = this.waiting[this.head];
