@@ -58,34 +58,41 @@ describe('RedisAccountStore on Redis Cluster specifics', () => {
   it('when the master the change feed listens to dies, then listeners get a reset at once and hear later writes through another master', async () => {
     const prefix = freshPrefix();
     const storeOwner = await cluster.nodeForKey(`${prefix}plans`);
-    const victim = cluster.nodes.find((node) => node !== storeOwner) as TestRedis;
-    const others = cluster.addresses.filter((address) => address.port !== victim.port);
-    // This store listens on the victim first (a plain connection per node, moving on when it ends).
-    const subscriber = new ClusterFeedSubscriber(() => [{ host: '127.0.0.1', port: victim.port }, ...others]);
+    // The store's own master last, the other two first: the feed listens on a master that is not
+    // the store's (a write must still find its master once the feed's is gone).
+    const order = [...cluster.nodes.filter((node) => node !== storeOwner), storeOwner].map((node) => ({ host: '127.0.0.1', port: node.port }));
+    const subscriber = new ClusterFeedSubscriber(() => order);
     const listening = new RedisAccountStore({ redis: await connectCluster(cluster.addresses, CLUSTER_READY_WAIT_MS), subscriber, prefix, ownsRedis: true });
     const writer = await RedisAccountStore.connect({ clusterNodes: cluster.addresses }, { prefix, waitMs: CLUSTER_READY_WAIT_MS });
+    let victim: TestRedis | undefined;
     try {
       await listening.whenSubscribed();
-      expect(subscriber.node?.port).toBe(victim.port);
+      // Usually the first of the order; on a loaded machine a first connection can time out and
+      // the feed moves on to the second, which is as good: the victim is whichever it listens on.
+      victim = cluster.nodes.find((node) => node.port === subscriber.node?.port);
+      expect(victim).toBeDefined();
+      expect(victim).not.toBe(storeOwner);
       const events: ChangeEvent[] = [];
       listening.onChange((event) => events.push(event));
       await writer.setPlan({ name: 'business', perMinute: 5, perDay: 6 });
-      await waitFor(() => events.length >= 1, 1_000, 'the first event');
+      await waitFor(() => events.length >= 1, 10_000, 'the first event');
       expect(events).toEqual([{ type: 'plan', plan: 'business' }]);
 
-      await victim.stop();
+      await victim!.stop();
       const killedAt = Date.now();
-      await waitFor(() => events.some((event) => event.type === 'reset'), 2_000, 'a reset event');
-      expect(Date.now() - killedAt).toBeLessThan(1_000);
-      expect(subscriber.node?.port).not.toBe(victim.port);
+      await waitFor(() => events.some((event) => event.type === 'reset'), 10_000, 'a reset event');
+      // "At once": well before the cluster's own periodic slot refresh (5 s) could have noticed,
+      // with seconds to spare for a loaded machine (the move itself takes milliseconds).
+      expect(Date.now() - killedAt).toBeLessThan(4_000);
+      expect(subscriber.node?.port).not.toBe(victim!.port);
 
       await writer.setPlan({ name: 'pro', perMinute: 7, perDay: 8 });
-      await waitFor(() => events.some((event) => event.type === 'plan' && event.plan === 'pro'), 1_000, 'the plan event after the move');
+      await waitFor(() => events.some((event) => event.type === 'plan' && event.plan === 'pro'), 10_000, 'the plan event after the move');
       expect(events).toEqual([{ type: 'plan', plan: 'business' }, { type: 'reset' }, { type: 'plan', plan: 'pro' }]);
     } finally {
       await listening.close();
       await writer.close();
-      await victim.start();
+      await victim?.start(); // a no-op when it still runs
       await cluster.waitUntilOk();
     }
   }, 30_000);
