@@ -105,6 +105,8 @@ class RespConnection {
   private head = 0;
   private batch = '';
   private flushing = false;
+  /** Set once the connection is gone: every command after fails with it. */
+  private cut: Error | undefined;
 
   constructor(private readonly socket: net.Socket) {
     const reader = new ReplyReader((reply) => {
@@ -117,14 +119,18 @@ class RespConnection {
     });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => reader.push(chunk));
-    // A connection cut (by the deadline below, or by Redis) fails what it still waits for, as
-    // ioredis does: left waiting, those requests hung (an instruction count under valgrind, where
-    // a reply can take longer than the deadline, waited for them forever).
+    // A connection cut (by the deadline below, or by Redis) fails what it still waits for and what
+    // comes after, as ioredis without an offline queue does: left waiting, those requests hung (an
+    // instruction count under valgrind, where a reply can take longer than the deadline, waited for
+    // them forever). No reconnection: this is a yardstick, not a client. The error itself is
+    // answered by 'close'.
+    socket.on('error', () => undefined);
     socket.on('close', () => {
-      const cut = new Error('the Redis connection closed');
-      for (const waiter of this.waiting.splice(this.head)) waiter.done(cut);
+      this.cut = new Error('the Redis connection closed');
+      const waiting = this.waiting.slice(this.head);
       this.waiting.length = 0;
       this.head = 0;
+      for (const waiter of waiting) waiter.done(this.cut);
     });
     // One timer for every command: the oldest one unanswered past the deadline fails the connection.
     setInterval(() => {
@@ -134,6 +140,7 @@ class RespConnection {
   }
 
   send(args: readonly (string | number)[]): Promise<Reply> {
+    if (this.cut) return Promise.reject(this.cut);
     return new Promise((resolve, reject) => {
       this.waiting.push({ sentAt: performance.now(), done: (error, reply) => (error ? reject(error) : resolve(reply!)) });
       this.batch += encode(args);
