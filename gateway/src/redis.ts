@@ -212,6 +212,8 @@ function knownMasters(client: RedisClient, seeds: readonly ClusterNode[]): Clust
  */
 export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscriber {
   private connection: Redis | undefined;
+  /** The connection this subscriber has said 'ready' for: its channels are subscribed there. */
+  private announced: Redis | undefined;
   private readonly channels = new Set<string>();
   private nextNode = 0;
   private failuresInARow = 0;
@@ -223,8 +225,10 @@ export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscribe
     this.open();
   }
 
+  /** 'ready' once the channels are subscribed on the connection (as 'ready' is emitted), not when ioredis's connection is. */
   get status(): string {
-    return this.connection?.status ?? 'end';
+    const status = this.connection?.status ?? 'end';
+    return status === 'ready' && this.announced !== this.connection ? 'subscribing' : status;
   }
 
   /** The node listened to now (for tests and logs). */
@@ -262,7 +266,9 @@ export class ClusterFeedSubscriber extends EventEmitter implements FeedSubscribe
       const subscribed = this.channels.size > 0 ? connection.subscribe(...this.channels) : Promise.resolve();
       subscribed.then(
         () => {
-          if (this.connection === connection) this.emit('ready');
+          if (this.connection !== connection) return;
+          this.announced = connection;
+          this.emit('ready');
         },
         () => undefined, // the connection ended meanwhile: 'end' moves on to the next node
       );

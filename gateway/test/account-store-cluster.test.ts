@@ -81,7 +81,10 @@ describe('RedisAccountStore on Redis Cluster specifics', () => {
 
       await victim!.stop();
       const killedAt = Date.now();
-      await waitFor(() => events.some((event) => event.type === 'reset'), 30_000, 'a reset event');
+      await waitFor(() => events.some((event) => event.type === 'reset'), 30_000, 'a reset event').catch((error: Error) => {
+        // What a failure here needs to be told apart: where the feed is and what its connection says.
+        throw new Error(`${error.message}; the feed listens on ${subscriber.node?.port ?? 'no node'} (${subscriber.status}), the victim was ${victim!.port}, events ${JSON.stringify(events)}`);
+      });
       // "At once": well before the cluster's own periodic slot refresh (5 s) could have noticed,
       // with seconds to spare for a loaded machine (the move itself takes milliseconds).
       expect(Date.now() - killedAt).toBeLessThan(4_000);

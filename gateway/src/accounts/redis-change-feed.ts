@@ -12,7 +12,15 @@ import type { ChangeEvent } from './types';
 export class RedisChangeFeed {
   private readonly listeners = new ChangeListeners();
   private readonly subscribed: Promise<void>;
-  private hasBeenReady = false;
+  private markSubscribed!: () => void;
+  /** The subscriber's 'ready' for its current connection has come (or had come before the feed): a later one is a reconnection. */
+  private seenReady = false;
+  /**
+   * The feed's first SUBSCRIBE failed: its connection ended before Redis answered (a cluster node
+   * that timed out; the subscriber moves on to the next). The subscription that later takes is
+   * then the first, and it comes after the gateway may have stopped waiting for it and served.
+   */
+  private firstAttemptFailed = false;
   private closed = false;
 
   constructor(
@@ -24,15 +32,21 @@ export class RedisChangeFeed {
       const event = parseChangeEvent(message);
       if (event) this.listeners.emit(event);
     });
-    if (subscriber.status === 'ready') this.hasBeenReady = true;
+    this.subscribed = new Promise((resolve) => {
+      this.markSubscribed = resolve;
+    });
+    if (subscriber.status === 'ready') this.seenReady = true;
     subscriber.on('ready', () => this.onSubscriberReady());
-    this.subscribed = subscriber.subscribe(channel).then(
-      () => undefined,
-      () => undefined, // closed before it connected; a later 'ready' subscribes again
+    subscriber.subscribe(channel).then(
+      () => this.markSubscribed(),
+      () => {
+        // Closed, or the connection ended before it was ready; the next 'ready' subscribes again.
+        this.firstAttemptFailed = true;
+      },
     );
   }
 
-  /** Resolves once the feed is live (or closed). */
+  /** Resolves once Redis has answered the feed's subscription (or the feed is closed). */
   whenSubscribed(): Promise<void> {
     return this.subscribed;
   }
@@ -46,18 +60,23 @@ export class RedisChangeFeed {
     this.closed = true;
     this.listeners.clear();
     this.subscriber.disconnect();
+    this.markSubscribed();
   }
 
   private onSubscriberReady(): void {
-    if (!this.hasBeenReady) {
-      this.hasBeenReady = true;
-      return;
+    if (!this.seenReady) {
+      this.seenReady = true;
+      // The first connection: the constructor's SUBSCRIBE, queued until now, covers it.
+      if (!this.firstAttemptFailed) return;
     }
     // The subscription is ours to renew (ioredis's own is off: see `createSubscriber`). Once Redis
-    // has answered it, no later message can be missed.
+    // has answered it, no later message can be missed; what was published before may have been,
+    // and so may everything since the gateway stopped waiting for a first subscription that failed.
     this.subscriber.subscribe(this.channel).then(
       () => {
-        if (!this.closed) this.listeners.emit({ type: 'reset' });
+        if (this.closed) return;
+        this.markSubscribed();
+        this.listeners.emit({ type: 'reset' });
       },
       () => undefined, // disconnected again: the next 'ready' will try again
     );
