@@ -95,6 +95,45 @@ describe('appPrototypeClasses', () => {
     }
   });
 
+  it('when a request goes through the app’s routers, to a route and to an error handler, then Express adds no field to it or its response after birth', async () => {
+    const ownFields = (value: object) => [...Object.getOwnPropertyNames(value), ...Object.getOwnPropertySymbols(value).map(String)].sort();
+    const born: Array<{ req: string[]; res: string[] }> = [];
+    const done: Array<{ req: string[]; res: string[] }> = [];
+    const app = express();
+    const v1 = express.Router();
+    v1.use((req, _res, next) => {
+      req.id = 'an id'; // request-id.ts
+      next();
+    });
+    v1.get('/pets/:id', (req, res) => {
+      done.push({ req: ownFields(req), res: ownFields(res) });
+      res.json({ id: req.params.id });
+    });
+    v1.get('/refused', (_req, _res, next) => next(new Error('refused')));
+    app.use('/v1', v1);
+    app.use((_err: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      done.push({ req: ownFields(req), res: ownFields(res) });
+      res.status(429).end();
+    });
+    const listener = Object.assign((req: IncomingMessage, res: ServerResponse) => {
+      born.push({ req: ownFields(req), res: ownFields(res) });
+      app(req, res);
+    }, app);
+    const http = createServer(appPrototypeClasses(app, COSTLY_V8), listener);
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+      expect((await get(`${url}/v1/pets/7`)).status).toBe(200);
+      expect((await get(`${url}/v1/refused`)).status).toBe(429);
+      // The fields Express and its router add were all there from birth (V8 then never moves the
+      // object to a new map in its runtime; AppRequest's comment): among them the router's own symbols.
+      expect(born[0]!.req).toEqual(expect.arrayContaining(['Symbol(router.tracing.matchedRoute)', 'Symbol(router.tracing.publishedErrors)', 'baseUrl', 'next', 'params', 'res']));
+      expect(done).toEqual(born);
+    } finally {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  });
+
   it('when the services serve an Express app, then its requests are born with its prototypes where the swap costs (V8 before 13) and are Node’s own elsewhere', async () => {
     const app = express();
     app.get('/', (req, res) => res.json({ app: Object.getPrototypeOf(req) === app.request }));

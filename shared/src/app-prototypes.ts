@@ -1,4 +1,5 @@
 import { IncomingMessage, ServerResponse, type RequestListener, type ServerOptions } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 
 /**
@@ -26,16 +27,57 @@ export function appPrototypeClasses(app: RequestListener, v8Version = process.ve
   const { request, response } = app as Partial<Record<'request' | 'response', unknown>>;
   // An Express app's prototypes inherit from Node's, so `instanceof` holds for them as for their instances.
   if (!(request instanceof IncomingMessage) || !(response instanceof ServerResponse)) return {};
-  function AppRequest(this: IncomingMessage, socket: Socket): void {
-    IncomingMessage.call(this, socket);
+  // Every field Express 5 and its router add to each request later (`app.handle`'s `res`, the
+  // router's `next`, `baseUrl`, `originalUrl`, `params`, `route`, its matched route and, on an error,
+  // the errors it has seen; parseurl's `_parsedUrl`) and the request id (`request-id.ts`), given as the request is made.
+  // Added later, each was a new property on an object of forty, spilled out of the object (V8 sizes
+  // an object by the `this.x =` assignments of its constructor, here none), at a store that sees
+  // requests in every shape the pipeline makes: V8 then added it in its runtime, moving the object
+  // to a new map (`Runtime_KeyedStoreIC_Slow`, `JSObject::MigrateToMap`): 24 k of a 429's 267 k
+  // instructions on Node 20 (issue 29, docs/performance.md). Written here, in the constructor's own
+  // body (a helper function would not count), they size the object and later stores only replace.
+  function AppRequest(this: Record<string | symbol, unknown>, socket: Socket): void {
+    IncomingMessage.call(this as unknown as IncomingMessage, socket);
+    this.res = undefined;
+    this.next = undefined;
+    this.baseUrl = undefined;
+    this.originalUrl = undefined;
+    this.params = undefined;
+    this.route = undefined;
+    this._parsedUrl = undefined;
+    this.id = undefined;
+    this[MATCHED_ROUTE] = undefined;
+    this[PUBLISHED_ERRORS] = undefined;
   }
   AppRequest.prototype = request;
   function AppResponse(this: ServerResponse, req: IncomingMessage, options?: unknown): void {
     (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: unknown) => void).call(this, req, options);
+    // Express's `app.handle` gives every response its `locals` (`if (!res.locals)`), as above.
+    (this as unknown as { locals: unknown }).locals = undefined;
   }
   AppResponse.prototype = response;
   return { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse };
 }
+
+/**
+ * The symbol Express's router (2.x) keys each request's matched route with; private to it, so asked
+ * of the copy Express itself loads. A symbol of our own if that ever moves: the field is then merely
+ * unused (`app-prototypes.test.ts` fails first: it sees Express add a field after birth).
+ */
+function routerMatchedRouteSymbol(): symbol {
+  try {
+    const express = createRequire(__filename).resolve('express');
+    const symbols = createRequire(express)('router/lib/symbols') as { matchedRoute?: unknown };
+    if (typeof symbols.matchedRoute === 'symbol') return symbols.matchedRoute;
+  } catch {
+    // Not there: see above.
+  }
+  return Symbol('router.matchedRoute (not found)');
+}
+
+const MATCHED_ROUTE = routerMatchedRouteSymbol();
+/** The router's record of the errors it has seen on a request (`Symbol.for`, shared by its copies). */
+const PUBLISHED_ERRORS = Symbol.for('router.tracing.publishedErrors');
 
 /** Whether Express's prototype swap is measured to keep garbage alive on this V8 (major version below 13; ADR 0040). */
 export function prototypeSwapIsCostly(v8Version: string): boolean {
