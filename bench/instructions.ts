@@ -14,6 +14,9 @@
  *
  * `--keep DIR` keeps each count's callgrind file there, and the gateway's map of the code V8
  * compiled (`--perf-basic-prof`: JavaScript functions by address), for `instruction-profile.ts`.
+ * `--callers N` has callgrind name each function with its N callers (`--separate-callers`), so that
+ * a function of V8's runtime is told apart by the JavaScript that reached it: `callgrind_annotate
+ * --inclusive=yes` on the kept file, the addresses looked up in the map.
  *
  * Why instructions: CPU time per request on these machines moved by half between counts of the
  * same build minutes apart, with no process of the machine busy and no time stolen by the
@@ -130,7 +133,7 @@ function optimizingCompilation(dump: string): number {
 const callgrind = (pid: number, ...command: string[]) => execFileSync('callgrind_control', [...command, String(pid)], { stdio: 'ignore' });
 
 /** The instructions per request of one count of `script`: a gateway, or the yardstick hop `label` names (its environment is a hop's). */
-async function count(script: string, request: Request, requests: number, dir: string, label: string, keep?: string): Promise<number> {
+async function count(script: string, request: Request, requests: number, dir: string, label: string, keep?: string, callers = 0): Promise<number> {
   const hop = isHop(label) ? hopScript(label) : undefined;
   const redis = await TestRedis.start();
   const [port, adminPort, petsPort] = [await freePort(), await freePort(), await freePort()];
@@ -141,7 +144,7 @@ async function count(script: string, request: Request, requests: number, dir: st
       : undefined;
   const out = path.join(dir, `${label}.callgrind`);
   const nodeFlags = hop ? [] : GATEWAY_NODE_FLAGS;
-  const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', FRONT_NODE, ...nodeFlags, ...(keep ? perfMapFlags(dir, label) : [])];
+  const valgrind = ['--tool=callgrind', '--instr-atstart=no', ...(callers > 0 ? [`--separate-callers=${callers}`] : []), `--callgrind-out-file=${out}`, '--smc-check=all-non-file', FRONT_NODE, ...nodeFlags, ...(keep ? perfMapFlags(dir, label) : [])];
   if (pets) {
     await pets.ready(`http://127.0.0.1:${petsPort}/healthz`);
     await seedPets(`http://127.0.0.1:${petsPort}`, `Bearer ${signServiceToken('bench', TEST_SECRET)}`, 50);
@@ -199,6 +202,7 @@ async function main(): Promise<void> {
   const rounds = Number(take('--rounds')[0] ?? 1);
   const variants = take('--variant');
   const keep = take('--keep')[0];
+  const callers = Number(take('--callers')[0] ?? 0);
   if (keep) mkdirSync(keep, { recursive: true });
   const [request = 'refused'] = args as [Request?];
   if (!(request in PATHS)) throw new Error(`no request ${request}: ${Object.keys(PATHS).join(', ')}`);
@@ -213,7 +217,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round += 1) {
       for (const variant of variants) {
         const [machineBefore, stolenBefore, started] = [processSnapshot(), stolenMicros(), performance.now()];
-        const perRequest = await count(scripts.get(variant)!, request, requests, dir, variant, keep);
+        const perRequest = await count(scripts.get(variant)!, request, requests, dir, variant, keep, callers);
         const other = otherWorkBetween(machineBefore, processSnapshot(), process.pid, stolenMicros() - stolenBefore);
         const seconds = (performance.now() - started) / 1000;
         const disturbed = disturbanceOf(other, seconds);
