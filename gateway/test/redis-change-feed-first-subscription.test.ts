@@ -56,4 +56,31 @@ describe('RedisChangeFeed whose first subscription fails', () => {
       feed.close();
     }
   });
+
+  it('when the cluster subscriber has channels to subscribe on a new connection, then it reads as ready only once they are subscribed and it says so', async () => {
+    const subscriber = new ClusterFeedSubscriber(() => [{ host: '127.0.0.1', port: redis.server.port }]);
+    // A channel known before the connection is ready: its SUBSCRIBE follows ioredis's 'ready', a round trip later.
+    subscriber.subscribe('feed-status').catch(() => undefined);
+    let announced = false;
+    let readBeforeAnnounced = false;
+    subscriber.on('ready', () => (announced = true));
+    try {
+      // Every turn of the event loop until the subscriber says 'ready': a feed made on any of them
+      // must not take the 'ready' still to come for a reconnection.
+      await new Promise<void>((resolve, reject) => {
+        const deadline = Date.now() + 10_000;
+        const poll = () => {
+          if (subscriber.status === 'ready' && !announced) readBeforeAnnounced = true;
+          if (announced) return resolve();
+          if (Date.now() > deadline) return reject(new Error('the subscriber never said ready'));
+          setImmediate(poll);
+        };
+        poll();
+      });
+      expect(readBeforeAnnounced).toBe(false);
+      expect(subscriber.status).toBe('ready');
+    } finally {
+      subscriber.disconnect();
+    }
+  });
 });

@@ -28,9 +28,9 @@ export function appPrototypeClasses(app: RequestListener, v8Version = process.ve
   // An Express app's prototypes inherit from Node's, so `instanceof` holds for them as for their instances.
   if (!(request instanceof IncomingMessage) || !(response instanceof ServerResponse)) return {};
   // Every field Express 5 and its router add to each request later (`app.handle`'s `res`, the
-  // router's `next`, `baseUrl`, `originalUrl`, `params`, `route`, its matched route and, on an error,
-  // the errors it has seen; parseurl's `_parsedUrl`) and the request id (`request-id.ts`), given as the request is made.
-  // Added later, each was a new property on an object of forty, spilled out of the object (V8 sizes
+  // router's `next`, `baseUrl`, `originalUrl`, `params`, `route`, its matched route and, on an
+  // error, the errors it has seen; parseurl's `_parsedUrl`) and the request id (`request-id.ts`),
+  // given as the request is made. Added later, each was a new property on an object of forty, spilled out of the object (V8 sizes
   // an object by the `this.x =` assignments of its constructor, here none), at a store that sees
   // requests in every shape the pipeline makes: V8 then added it in its runtime, moving the object
   // to a new map (`Runtime_KeyedStoreIC_Slow`, `JSObject::MigrateToMap`): 24 k of a 429's 267 k
