@@ -84,6 +84,10 @@ export const PATCHES: Record<string, Variant> = {
     what: 'every /v1 request answered a fixed 429 where the rate-limit stage begins (the key identified, not charged)',
     patches: [answeredAt('gateway/src/pipeline/rate-limit.js', 'return (req, res, next) => {\n        const { principal }')],
   },
+  'floor-proxy': {
+    what: 'every /v1 request answered a fixed 429 where the proxy stage begins (the key identified and charged in Redis, nothing sent to the pets-service)',
+    patches: [answeredAt('gateway/src/pipeline/proxy.js', 'return (req, res, next) => {')],
+  },
   'no-duration': {
     what: 'no request duration in the metrics (the request count still taken)',
     patches: [{ file: 'gateway/src/metrics.js', find: 'timer.observe((performance.now() - started) / 1000);', replace: '' }],

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { COMPILED_SERVICES, ROOT } from '../tools/compiled';
 import { processSnapshot } from './proc';
@@ -17,9 +18,19 @@ export const COMPILED = {
 const STDERR_KEPT = 8_192;
 
 /**
+ * Where a process's stdout goes: /dev/null, or with BENCH_STDOUT_DIR set, appended to
+ * `<dir>/<name>.log` (a diagnosis run: V8's `--trace-gc-nvp` and `--trace-deopt` print there,
+ * given with `bench/gc.ts --flags`). The file costs the process its writes, so not for a verdict.
+ */
+function stdoutOf(name: string): 'ignore' | number {
+  const dir = process.env.BENCH_STDOUT_DIR;
+  return dir ? openSync(path.join(dir, `${name}.log`), 'a') : 'ignore';
+}
+
+/**
  * A Node process of the system under test, started from the compiled build. Its stdout (the access
- * log at `info`) goes to /dev/null: the bench must not spend its own CPU reading it, and a pipe
- * nobody drains would stall the service. The end of stderr is kept for error messages.
+ * log at `info`) goes to /dev/null (or a file, `stdoutOf`): the bench must not spend its own CPU
+ * reading it, and a pipe nobody drains would stall the service. The end of stderr is kept for error messages.
  */
 export class BenchProcess {
   private stderrTail = '';
@@ -37,11 +48,14 @@ export class BenchProcess {
 
   /** `nodeOptions` (e.g. `--cpu-prof`) are Node's own flags, given before the script; `node` the executable (the bench's own by default). */
   static start(name: string, script: string, env: Record<string, string>, nodeOptions: string[] = [], node = process.execPath): BenchProcess {
+    const stdout = stdoutOf(name);
     const child = spawn(node, [...nodeOptions, script], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', stdout, 'pipe'],
     });
+    // The child has its own copy of the file's descriptor.
+    if (typeof stdout === 'number') closeSync(stdout);
     return new BenchProcess(name, child);
   }
 
