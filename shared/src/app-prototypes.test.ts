@@ -1,8 +1,9 @@
 import { IncomingMessage, ServerResponse, createServer, request, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
 import express from 'express';
 import { appPrototypeClasses, prototypeSwapIsCostly } from './app-prototypes';
 import { createDrainableServer, type DrainableServer } from './http-server';
+import { IN_FLIGHT_SLOT } from './in-flight';
 
 const TIMEOUTS = { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 };
 /** A V8 on which the swap costs (Node 20's), so that the classes are made and tested on every Node. */
@@ -132,6 +133,12 @@ describe('appPrototypeClasses', () => {
     } finally {
       await new Promise<void>((resolve) => http.close(() => resolve()));
     }
+  });
+
+  it('when a response is made with the app’s classes, then it is born with its slot among the responses in flight, which the server gives it next (in-flight.ts)', () => {
+    const { IncomingMessage: AppRequest, ServerResponse: AppResponse } = appPrototypeClasses(express(), COSTLY_V8);
+    const res = new AppResponse!(new AppRequest!(new Socket()));
+    expect(Object.getOwnPropertySymbols(res)).toContain(IN_FLIGHT_SLOT);
   });
 
   it('when the services serve an Express app, then its requests are born with its prototypes where the swap costs (V8 before 13) and are Node’s own elsewhere', async () => {

@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse, type RequestListener, type ServerOptions } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { IN_FLIGHT_SLOT } from './in-flight';
 
 /**
  * Request and response classes whose instances are born with an Express app's own prototypes
@@ -52,8 +53,10 @@ export function appPrototypeClasses(app: RequestListener, v8Version = process.ve
   AppRequest.prototype = request;
   function AppResponse(this: ServerResponse, req: IncomingMessage, options?: unknown): void {
     (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: unknown) => void).call(this, req, options);
-    // Express's `app.handle` gives every response its `locals` (`if (!res.locals)`), as above.
+    // Express's `app.handle` gives every response its `locals` (`if (!res.locals)`), and the server
+    // its slot among the responses in flight (`in-flight.ts`), as above.
     (this as unknown as { locals: unknown }).locals = undefined;
+    (this as unknown as Record<symbol, unknown>)[IN_FLIGHT_SLOT] = undefined;
   }
   AppResponse.prototype = response;
   return { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse };

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { appPrototypeClasses } from './app-prototypes';
+import { InFlightResponses } from './in-flight';
 import { stopTracing } from './tracing/runtime';
 import { MAX_REQUEST_HEADERS, answerEarly, answerRefusedRequests, parserHeaderLimit, requestHeadRefusal } from './client-errors';
 import { closeIfBodyUnread, declaresBody } from './errors';
@@ -69,7 +70,8 @@ export function createDrainableServer(
   lifecycle: Lifecycle,
   { maxRequestHeaders = MAX_REQUEST_HEADERS, continueByApplication = false }: ServerLimits = {},
 ): DrainableServer {
-  const inFlight = new Set<ServerResponse>();
+  // Not a Set: one that churns per request keeps garbage alive on Node 24 (in-flight.ts).
+  const inFlight = new InFlightResponses();
   // One listener for every response, not a closure and a `once` wrapper per request (issue 29).
   function forget(this: ServerResponse): void {
     inFlight.delete(this);
@@ -115,7 +117,7 @@ export function createDrainableServer(
     drain() {
       drained ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-        for (const res of inFlight) closeAfter(res);
+        for (const res of inFlight.all()) closeAfter(res);
         server.closeIdleConnections();
       });
       return drained;
