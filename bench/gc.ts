@@ -2,9 +2,9 @@
  * What the garbage collector costs a request in the front it passes (issue 29), with and without
  * Node flags, alternated: collector pause time per request by kind, collections, the front's CPU
  * per request (its kernel part, and by thread: the main thread against V8's helpers, which do the
- * parallel scavenges and concurrent marking), the young generation's size and the front's peak RSS. Pause time is the collector's
- * own work, which other processes on the machine barely move, unlike CPU per request over a short
- * run.
+ * parallel scavenges and concurrent marking), the young generation's size and the front's peak
+ * RSS. Pause time is the collector's own work, which other processes on the machine barely move,
+ * unlike CPU per request over a short run.
  *
  *   node dist/bench/gc.js [TARGET] [REQUEST] [--requests N] [--rounds N] [--flags "A" --flags "B" …]
  *   node dist/bench/gc.js gateway-redis [REQUEST] [--flags "A"] --variant as-built --variant floor-v1 …
@@ -64,7 +64,7 @@ function line({ label, requests, report, stolenCores }: Measured): string {
     .sort()
     .map((kind) => `${kind} ${report.collections[kind]} (${perRequest(report.pauseMs[kind]! * 1000, requests)} µs/req)`)
     .join(', ');
-  return `${label.padEnd(32)} GC ${perRequest(pause * 1000, requests)} µs/req, CPU ${perRequest(report.cpuMicros, requests)} µs/req (system ${perRequest(report.systemMicros, requests)}), new space ${Math.round(report.newSpaceBytes / 2 ** 20)} MiB, peak RSS ${report.peakRssMiB} MiB; ${kinds}; threads ${Object.entries(report.threadMs ?? {}).filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${perRequest(ms * 1000, requests)}`).join(', ')} µs/req; stolen ${stolenCores.toFixed(2)} cores${stolenCores > STOLEN_LIMIT_CORES ? ' (above the limit: not evidence)' : ''}`;
+  return `${label.padEnd(32)} GC ${perRequest(pause * 1000, requests)} µs/req, CPU ${perRequest(report.cpuMicros, requests)} µs/req (system ${perRequest(report.systemMicros, requests)}), new space ${Math.round(report.newSpaceBytes / 2 ** 20)} MiB, peak RSS ${report.peakRssMiB} MiB; ${kinds}; threads ${Object.entries(report.threadMs).filter(([, ms]) => ms > 0).map(([name, ms]) => `${name} ${perRequest(ms * 1000, requests)}`).join(', ')} µs/req; stolen ${stolenCores.toFixed(2)} cores${stolenCores > STOLEN_LIMIT_CORES ? ' (above the limit: not evidence)' : ''}`;
 }
 
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { COMPILED_SERVICES, ROOT } from '../tools/compiled';
 import { processSnapshot } from './proc';
@@ -19,18 +19,21 @@ const STDERR_KEPT = 8_192;
 
 /**
  * Where a process's stdout goes: /dev/null, or with BENCH_STDOUT_DIR set, appended to
- * `<dir>/<name>.log` (a diagnosis run: V8's `--trace-gc-nvp` and `--trace-deopt` print there,
+ * `<dir>/<name>.log`, the directory made if need be (a diagnosis run: V8's `--trace-gc-nvp` and `--trace-deopt` print there,
  * given with `bench/gc.ts --flags`). The file costs the process its writes, so not for a verdict.
  */
 function stdoutOf(name: string): 'ignore' | number {
   const dir = process.env.BENCH_STDOUT_DIR;
-  return dir ? openSync(path.join(dir, `${name}.log`), 'a') : 'ignore';
+  if (!dir) return 'ignore';
+  mkdirSync(dir, { recursive: true });
+  return openSync(path.join(dir, `${name}.log`), 'a');
 }
 
 /**
  * A Node process of the system under test, started from the compiled build. Its stdout (the access
  * log at `info`) goes to /dev/null (or a file, `stdoutOf`): the bench must not spend its own CPU
- * reading it, and a pipe nobody drains would stall the service. The end of stderr is kept for error messages.
+ * reading it, and a pipe nobody drains would stall the service. The end of stderr is kept for
+ * error messages.
  */
 export class BenchProcess {
   private stderrTail = '';

@@ -31,12 +31,13 @@ export function appPrototypeClasses(app: RequestListener, v8Version = process.ve
   // Every field Express 5 and its router add to each request later (`app.handle`'s `res`, the
   // router's `next`, `baseUrl`, `originalUrl`, `params`, `route`, its matched route and, on an
   // error, the errors it has seen; parseurl's `_parsedUrl`) and the request id (`request-id.ts`),
-  // given as the request is made. Added later, each was a new property on an object of forty, spilled out of the object (V8 sizes
-  // an object by the `this.x =` assignments of its constructor, here none), at a store that sees
-  // requests in every shape the pipeline makes: V8 then added it in its runtime, moving the object
-  // to a new map (`Runtime_KeyedStoreIC_Slow`, `JSObject::MigrateToMap`): 24 k of a 429's 267 k
-  // instructions on Node 20 (issue 29, docs/performance.md). Written here, in the constructor's own
-  // body (a helper function would not count), they size the object and later stores only replace.
+  // given as the request is made. Added later, each was a new property on an object of forty,
+  // spilled out of the object (V8 sizes an object by the `this.x =` assignments of its
+  // constructor, here none), at a store that sees requests in every shape the pipeline makes: V8
+  // then added it in its runtime, moving the object to a new map (`Runtime_KeyedStoreIC_Slow`,
+  // `JSObject::MigrateToMap`): 24 k of a 429's 267 k instructions on Node 20 (issue 29,
+  // docs/performance.md). Written here, in the constructor's own body (a helper function would not
+  // count), they size the object and later stores only replace.
   function AppRequest(this: Record<string | symbol, unknown>, socket: Socket): void {
     IncomingMessage.call(this as unknown as IncomingMessage, socket);
     this.res = undefined;

@@ -22,13 +22,11 @@ export class InFlightResponses {
   private readonly slots: (Tracked | undefined)[] = [];
   /** Slots emptied and not yet reused: numbers only, so a pop or a push never moves a response. */
   private readonly free: number[] = [];
-  private count = 0;
 
   add(res: ServerResponse): void {
     const slot = this.free.length > 0 ? this.free.pop()! : this.slots.length;
     this.slots[slot] = res;
     (res as Tracked)[IN_FLIGHT_SLOT] = slot;
-    this.count += 1;
   }
 
   /** Idempotent: a response not (or no longer) in flight is left as it is. */
@@ -38,11 +36,11 @@ export class InFlightResponses {
     this.slots[slot] = undefined;
     (res as Tracked)[IN_FLIGHT_SLOT] = undefined;
     this.free.push(slot);
-    this.count -= 1;
   }
 
+  /** Every slot is either held or free. */
   get size(): number {
-    return this.count;
+    return this.slots.length - this.free.length;
   }
 
   /** The responses in flight now (a copy: what `use` does to them may take them out). */

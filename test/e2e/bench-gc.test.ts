@@ -15,14 +15,16 @@ const run = promisify(execFile);
 describe('node dist/bench/gc.js', () => {
   it('when two flag sets are alternated on a front, then each round reports the collector, the CPU (with the kernel part and each thread), the young generation and the peak RSS of each set, and the medians follow', async () => {
     // BENCH_STDOUT_DIR: each process's stdout kept, so V8's own trace (--trace-gc) can be read.
-    const stdoutDir = mkdtempSync(path.join(os.tmpdir(), 'bench-gc-stdout-'));
+    // A directory not there yet: the bench makes it.
+    const tempDir = mkdtempSync(path.join(os.tmpdir(), 'bench-gc-stdout-'));
+    const stdoutDir = path.join(tempDir, 'out');
     const { stdout } = await run(process.execPath, [path.join(ROOT, 'dist/bench/gc.js'), 'express-hop', 'list', '--rounds', '1', '--requests', '300', '--flags', '', '--flags', '--max-semi-space-size=16 --trace-gc'], {
       cwd: ROOT,
       env: { ...process.env, BENCH_STDOUT_DIR: stdoutDir },
       timeout: 240_000,
     });
     const frontStdout = readFileSync(path.join(stdoutDir, 'express-hop.log'), 'utf8');
-    rmSync(stdoutDir, { recursive: true, force: true });
+    rmSync(tempDir, { recursive: true, force: true });
     expect(frontStdout).toMatch(/Scavenge/);
     const rounds = stdout.split('\n').filter((line) => line.startsWith('round 1: '));
     expect(rounds).toHaveLength(2);
