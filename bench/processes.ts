@@ -19,8 +19,9 @@ const STDERR_KEPT = 8_192;
 
 /**
  * Where a process's stdout goes: /dev/null, or with BENCH_STDOUT_DIR set, appended to
- * `<dir>/<name>.log`, the directory made if need be (a diagnosis run: V8's `--trace-gc-nvp` and `--trace-deopt` print there,
- * given with `bench/gc.ts --flags`). The file costs the process its writes, so not for a verdict.
+ * `<dir>/<name>.log`, the directory made if need be (a diagnosis run: V8's `--trace-gc-nvp` and
+ * `--trace-deopt` print there, given with `bench/gc.ts --flags`). The file costs the process its
+ * writes, so not for a verdict.
  */
 function stdoutOf(name: string): 'ignore' | number {
   const dir = process.env.BENCH_STDOUT_DIR;
