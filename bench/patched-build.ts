@@ -100,6 +100,10 @@ export const PATCHES: Record<string, Variant> = {
     what: "no request count or duration in the metrics (the access log's line still written)",
     patches: [{ file: 'gateway/src/app.js', find: '{ onResponse: metrics.observeResponse }', replace: '{}' }],
   },
+  'no-keep-alive-timer': {
+    what: "no keep-alive timeout (Node's per-response socket timer set and cleared)",
+    patches: [{ file: 'shared/src/http-server.js', find: 'server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;', replace: 'server.keepAliveTimeout = 0;' }],
+  },
   'no-access-line': {
     what: 'no access log line (the response metrics still taken)',
     patches: [{ file: 'shared/src/access-log.js', find: 'function writeAccessLine(logger, direct, res, reqId, url, started, extra) {', replace: 'function writeAccessLine(logger, direct, res, reqId, url, started, extra) {\n    return;' }],
