@@ -100,9 +100,12 @@ export const PATCHES: Record<string, Variant> = {
     what: "no request count or duration in the metrics (the access log's line still written)",
     patches: [{ file: 'gateway/src/app.js', find: '{ onResponse: metrics.observeResponse }', replace: '{}' }],
   },
-  'no-keep-alive-timer': {
-    what: "no keep-alive timeout (Node's per-response socket timer set and cleared)",
-    patches: [{ file: 'shared/src/http-server.js', find: 'server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;', replace: 'server.keepAliveTimeout = 0;' }],
+  'node-keep-alive-timer': {
+    what: "no sweep of idle connections: Node's keep-alive timer instead, set as each response finishes and cleared by the next request (as before ADR 0042)",
+    patches: [
+      { file: 'shared/src/http-server.js', find: 'server.keepAliveTimeout = 0;', replace: 'server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;' },
+      { file: 'shared/src/http-server.js', find: 'if (timeouts.keepAliveTimeoutMs > 0)', replace: 'if (false)' },
+    ],
   },
   'no-access-line': {
     what: 'no access log line (the response metrics still taken)',

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { appPrototypeClasses } from './app-prototypes';
+import { IdleConnections, KEEP_ALIVE_MARGIN_MS } from './idle-connections';
 import { InFlightResponses } from './in-flight';
 import { stopTracing } from './tracing/runtime';
 import { MAX_REQUEST_HEADERS, answerEarly, answerRefusedRequests, parserHeaderLimit, requestHeadRefusal } from './client-errors';
@@ -16,9 +17,10 @@ import { closeIfBodyUnread, declaresBody } from './errors';
  * - `requestTimeoutMs`: the whole request within this. A backstop only: the gateway reads bodies
  *   itself under its own, shorter deadline (`BODY_TIMEOUT_MS`) and answers that in the Error shape;
  *   Node's own answer to this one is a bare 408.
- * - `keepAliveTimeoutMs`: an idle keep-alive connection is closed after this. Node advertises exactly
- *   this value in `Keep-Alive: timeout=`, and upstream hints are never relayed, so what a client is
- *   told is what it gets.
+ * - `keepAliveTimeoutMs`: an idle keep-alive connection is kept at least this long, and closed within
+ *   two seconds more (`idle-connections.ts`: Node's own 1 s margin, then a sweep once a second).
+ *   Every response that keeps its connection advertises exactly this value in `Keep-Alive:
+ *   timeout=`, and upstream hints are never relayed, so what a client is told is what it gets.
  */
 export interface ServerTimeouts {
   headersTimeoutMs: number;
@@ -77,6 +79,9 @@ export function createDrainableServer(
     inFlight.delete(this);
   }
   const handle: RequestListener = (req, res) => {
+    // Node writes `Connection: keep-alive` and `Keep-Alive: timeout=` from this field, on a response
+    // that keeps its connection only; it copies it from `server.keepAliveTimeout`, 0 below.
+    (res as ServerResponse & { _keepAliveTimeout: number })._keepAliveTimeout = timeouts.keepAliveTimeoutMs;
     inFlight.add(res);
     res.on('close', forget);
     if (lifecycle.draining) closeAfter(res);
@@ -97,7 +102,10 @@ export function createDrainableServer(
   if (continueByApplication) server.on('checkContinue', handle);
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
-  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  // Not Node's keep-alive timer: it arms a timer as each response finishes (issue 29, ADR 0042).
+  // Idle connections are swept once a second instead; the limit is still advertised (`handle`).
+  server.keepAliveTimeout = 0;
+  if (timeouts.keepAliveTimeoutMs > 0) new IdleConnections(timeouts.keepAliveTimeoutMs + KEEP_ALIVE_MARGIN_MS).watch(server);
   // Node's own default keeps 1,000 headers and drops the rest without a word: keep one more than
   // the limit, so the count above sees every request that has too many.
   server.maxHeadersCount = parserHeaderLimit(maxRequestHeaders);
