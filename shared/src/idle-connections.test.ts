@@ -67,11 +67,6 @@ function client(): Promise<Client> {
   });
 }
 
-/** Until the server has taken the request the handler holds. */
-async function untilHeld(count: number): Promise<void> {
-  while (held.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 describe('IdleConnections', () => {
   it('when a keep-alive connection stays idle after a response, then it is closed at the first sweep that finds it idle for the limit, not before', async () => {
     const c = await client();
@@ -95,7 +90,7 @@ describe('IdleConnections', () => {
   it('when a response takes far longer than the limit, then its connection is not closed, and is idle only from its end', async () => {
     const c = await client();
     const slow = c.get('/hold');
-    await untilHeld(1);
+    await waitFor(() => held.length === 1); // the server has taken the request the handler holds
     for (let i = 0; i < 10; i++) {
       clock += LIMIT_MS;
       idle.sweep();
