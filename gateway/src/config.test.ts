@@ -243,6 +243,13 @@ describe('gateway configuration', () => {
     expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, OPS_FLUSH_INTERVAL_MS: '10' })).toEqual([expect.stringMatching(/^OPS_FLUSH_INTERVAL_MS must be an integer from 100 to 60000/)]);
   });
 
+  it('when REDIS_TIMEOUT_MS is set, then it is kept within 10 ms to 5 s, 250 ms by default', () => {
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET }).redisTimeoutMs).toBe(250);
+    expect(loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, REDIS_TIMEOUT_MS: '1500' }).redisTimeoutMs).toBe(1_500);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, REDIS_TIMEOUT_MS: '5' })).toEqual([expect.stringMatching(/^REDIS_TIMEOUT_MS must be an integer from 10 to 5000/)]);
+    expect(problemsOf({ INTERNAL_JWT_SECRET: SECRET, REDIS_TIMEOUT_MS: 'soon' })).toEqual([expect.stringMatching(/^REDIS_TIMEOUT_MS must be an integer from 10 to 5000/)]);
+  });
+
   it('when REDIS_CLUSTER_NODES lists host:port seeds, then the gateway targets that cluster', () => {
     const config = loadGatewayConfig({ INTERNAL_JWT_SECRET: SECRET, REDIS_CLUSTER_NODES: 'redis-a:7000, 10.0.0.2:7001,[::1]:7002' });
     expect(config.redisClusterNodes).toEqual([

@@ -4,7 +4,7 @@ import { EnvReader } from '../../shared/src/env';
 import { SECRET_MIN_LENGTH, readSharedSettings, type SharedSettings } from '../../shared/src/settings';
 import { isHostName } from './admin/host-check';
 import { ADMIN_TOKEN_NAME, ADMIN_TOKEN_TEXT, SHARED_TOKEN_ACTOR, type AdminToken } from './admin/tokens';
-import type { ClusterNode, RedisTarget } from './redis';
+import { DEFAULT_REDIS_TIMEOUT_MS, type ClusterNode, type RedisTarget } from './redis';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './webhooks/retry-schedule';
 
 export interface GatewayConfig extends SharedSettings {
@@ -17,6 +17,8 @@ export interface GatewayConfig extends SharedSettings {
   redisUrl: string | undefined;
   /** Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`), used instead of `redisUrl`. */
   redisClusterNodes: readonly ClusterNode[] | undefined;
+  /** `REDIS_TIMEOUT_MS`: how long a request waits on Redis before the limiter counts in process (a key lookup: twice as long, then 503). */
+  redisTimeoutMs: number;
   /** `PETS_URL`: one or more pets-service base URLs; requests are spread over them. */
   petsUrls: string[];
   /** ADMIN_TOKEN ('' when only ADMIN_TOKENS is set). */
@@ -88,6 +90,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): Readonly<GatewayConfi
     adminAllowedHosts: parseAllowedHosts(read),
     redisUrl: read.url('REDIS_URL', undefined, ['redis:', 'rediss:']),
     redisClusterNodes: parseClusterNodes(read),
+    redisTimeoutMs: read.integer('REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS, { min: 10, max: 5_000 }),
     petsUrls: read.urlList('PETS_URL', ['http://127.0.0.1:8082'], ['http:', 'https:']),
     adminToken: adminToken.value,
     adminTokenGenerated: adminToken.generated,

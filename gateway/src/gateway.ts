@@ -83,7 +83,7 @@ export async function createGateway(config: GatewayConfig, { logger, accessLogge
   const quotaCrossings = new QuotaCrossings({ marks: stores.crossingMarks, bus: events, onError: (err) => logger.debug({ err }, 'quota crossing not marked; retrying on the next request') });
   // A replica back from a back-off probes with one request, for as long as a request may wait.
   const replicas = new ReplicaSet(config.petsUrls, { probeMs: config.upstreamTimeoutMs });
-  const keys = new PrincipalResolver({ store, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
+  const keys = new PrincipalResolver({ store, lookupTimeoutMs: 2 * config.redisTimeoutMs, onQuotaChange: (accountId) => accountId && limiter.forgetAccount(accountId) });
   const lookups = new LookupGate({ perClientPerMinute: config.keyLookupsPerMinute, queuedPerSecond: config.keyLookupQueuePerSecond });
   const metrics = createMetrics({
     isDegraded: () => limiter.degraded,

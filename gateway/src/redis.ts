@@ -10,12 +10,21 @@ import { tracing } from '../../shared/src/tracing/runtime';
  * Redis Cluster (`REDIS_CLUSTER_NODES`), which the limiter and the account store take as well.
  *
  * The command timeout is only a backstop (e.g. for ops calls): the request path is bounded by its
- * own deadlines (`withDeadline`: 250 ms for the limiter, 500 ms for a key lookup), which tell a late
+ * own deadlines (`withDeadline`: `REDIS_TIMEOUT_MS`, 250 ms, for the limiter, twice that for a key
+ * lookup; the backstop is raised to twice that when a user raises it), which tell a late
  * reply from a late event loop. ioredis's timer cannot: at 250 ms it failed healthy Redis calls
  * whenever the gateway was busy for a quarter of a second, and every such failure sends the limiter
  * to in-process counting, which lets an account past its quota.
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+
+/** The request path's deadline on Redis (`REDIS_TIMEOUT_MS`) when nobody sets one: the limiter's; a key lookup waits twice as long. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 250;
+
+/** The backstop for a given request-path deadline: never below ours, and never before a key lookup's own deadline. */
+export function commandTimeoutFor(redisTimeoutMs: number): number {
+  return Math.max(REDIS_COMMAND_TIMEOUT_MS, 2 * redisTimeoutMs);
+}
 
 /** A single Redis or a Redis Cluster: what the limiter and the account store work on. */
 export type RedisClient = Redis | Cluster;
@@ -56,12 +65,12 @@ const autoPipelining = (): Pick<RedisOptions, 'enableAutoPipelining'> => ({ enab
  */
 export const DISCONNECT_TIMEOUT_MS = 100;
 
-const requestPathOptions = (): RedisOptions => ({
+const requestPathOptions = (commandTimeoutMs: number): RedisOptions => ({
   ...autoPipelining(),
   connectionName: CONNECTION_NAMES.requests,
   disconnectTimeout: DISCONNECT_TIMEOUT_MS,
   enableOfflineQueue: false,
-  commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+  commandTimeout: commandTimeoutMs,
   maxRetriesPerRequest: 1,
   connectTimeout: 1_000,
   retryStrategy: reconnectDelay,
@@ -75,7 +84,7 @@ const requestPathOptions = (): RedisOptions => ({
  * which is what carries a command over a replica's promotion. The cluster-level offline queue is
  * off: while no node at all is reachable, commands fail at once.
  */
-const clusterRequestPathOptions = (): ClusterOptions => ({
+const clusterRequestPathOptions = (commandTimeoutMs: number): ClusterOptions => ({
   ...autoPipelining(),
   enableOfflineQueue: false,
   clusterRetryStrategy: reconnectDelay,
@@ -87,19 +96,22 @@ const clusterRequestPathOptions = (): ClusterOptions => ({
   // a burst of first commands finds the node still connecting, and without an offline queue each of
   // them is bounced into ioredis's 100 ms retry loop: requests then miss their deadline on a healthy
   // cluster.
-  redisOptions: { connectionName: CONNECTION_NAMES.requests, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false, disconnectTimeout: DISCONNECT_TIMEOUT_MS },
+  redisOptions: { connectionName: CONNECTION_NAMES.requests, commandTimeout: commandTimeoutMs, connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false, disconnectTimeout: DISCONNECT_TIMEOUT_MS },
 });
 
-/** The connection commands go through. Resolves once connected, or after `waitMs` even if not (the gateway then starts degraded). */
-export async function connectRedis(url: string, waitMs = 2_000): Promise<Redis> {
-  const client = new Redis(url, requestPathOptions());
+/**
+ * The connection commands go through. Resolves once connected, or after `waitMs` even if not (the
+ * gateway then starts degraded). `commandTimeoutMs`: the backstop above.
+ */
+export async function connectRedis(url: string, waitMs = 2_000, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS): Promise<Redis> {
+  const client = new Redis(url, requestPathOptions(commandTimeoutMs));
   await connectWithin(client, waitMs);
   return client;
 }
 
 /** The same for a cluster: resolves once the slot map is known and a node says the cluster is ok, or after `waitMs`. */
-export async function connectCluster(nodes: readonly ClusterNode[], waitMs = 2_000): Promise<Cluster> {
-  const client = new Cluster(nodes.map((node) => ({ ...node })), clusterRequestPathOptions());
+export async function connectCluster(nodes: readonly ClusterNode[], waitMs = 2_000, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS): Promise<Cluster> {
+  const client = new Cluster(nodes.map((node) => ({ ...node })), clusterRequestPathOptions(commandTimeoutMs));
   await connectWithin(client, waitMs);
   return client;
 }
@@ -134,8 +146,8 @@ async function stopSlotsRefresh(cluster: Cluster): Promise<void> {
   refresh.clearNodesRefreshInterval?.();
 }
 
-export function connectTarget(target: RedisTarget, waitMs?: number): Promise<RedisClient> {
-  return 'url' in target ? connectRedis(target.url, waitMs) : connectCluster(target.clusterNodes, waitMs);
+export function connectTarget(target: RedisTarget, waitMs?: number, commandTimeoutMs?: number): Promise<RedisClient> {
+  return 'url' in target ? connectRedis(target.url, waitMs, commandTimeoutMs) : connectCluster(target.clusterNodes, waitMs, commandTimeoutMs);
 }
 
 /**
@@ -177,7 +189,7 @@ export interface FeedSubscriber {
  */
 export function createSubscriber(url: string): Redis {
   const client = new Redis(url, {
-    ...requestPathOptions(),
+    ...requestPathOptions(REDIS_COMMAND_TIMEOUT_MS),
     connectionName: CONNECTION_NAMES.changes,
     enableAutoPipelining: false,
     enableOfflineQueue: true,

@@ -5,7 +5,7 @@ import { useRedis } from './support/redis';
 /** The one place that builds the stores: the kind worked out from the settings, every part built by each backend. */
 const redis = useRedis();
 const logger = pino({ level: 'silent' });
-const settings = { redisUrl: undefined, redisClusterNodes: undefined, banThreshold: null, banSeconds: 900, opsFlushIntervalMs: 1_000 };
+const settings = { redisUrl: undefined, redisClusterNodes: undefined, banThreshold: null, banSeconds: 900, opsFlushIntervalMs: 1_000, redisTimeoutMs: 250 };
 /** Every part openStores returns: a field added to Stores and not listed here fails the type check. */
 const EVERY_PART = { accounts: true, limiter: true, usage: true, audit: true, portal: true, portalEmails: true, attempts: true, crossingMarks: true, jobs: true, webhooks: true, keyUse: true } satisfies Record<Exclude<keyof Awaited<ReturnType<typeof openStores>>, 'kind' | 'close'>, true>;
 const PARTS = Object.keys(EVERY_PART) as Array<keyof typeof EVERY_PART>;

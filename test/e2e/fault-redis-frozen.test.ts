@@ -12,7 +12,7 @@ let system: SystemHandle;
 let gateway: GatewayHandle;
 
 beforeAll(async () => {
-  system = await startSystem({ redis: true });
+  system = await startSystem({ redis: true, redisDeadline: 'product' });
   gateway = system.gateways[0]!;
 }, 60_000);
 
@@ -96,5 +96,24 @@ describe('Redis frozen under traffic (SIGSTOP, then SIGCONT)', () => {
     const afterwards = await sequence(7, () => call(`${gateway.url}/v1/pets`, { key: fresh.key }));
     expect(afterwards.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
     expect(await system.redis!.client.get(`rl:{${fresh.accountId}}:minute`)).toBe('5');
+  }, 60_000);
+
+  it('when REDIS_TIMEOUT_MS is raised to 1500, then a request waits that long on a frozen Redis before counting in process, and a key lookup twice that before 503', async () => {
+    const patient = await system.startGateway({ REDIS_TIMEOUT_MS: '1500' });
+    const known = await createAccountWithKey(patient.adminUrl, { plan: 'business' });
+    const unseen = await createAccountWithKey(patient.adminUrl, { plan: 'business' });
+    expect((await call(`${patient.url}/v1/pets`, { key: known.key })).status).toBe(200); // verified on this replica
+    const pid = system.redis!.pid!;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      // Lower bounds only: however slow the machine, neither answer can come before its deadline.
+      const counted = await call(`${patient.url}/v1/pets`, { key: known.key });
+      expect({ status: counted.status, waited: counted.ms >= 1_500 }).toEqual({ status: 200, waited: true });
+      const lookedUp = await call(`${patient.url}/v1/pets`, { key: unseen.key });
+      expect({ status: lookedUp.status, code: lookedUp.json?.['code'], waited: lookedUp.ms >= 3_000 }).toEqual({ status: 503, code: 'service_unavailable', waited: true });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await waitFor(async () => (await call(`${patient.url}/readyz`)).json?.['status'] === 'ready', 10_000, 'the patient replica back on Redis');
   }, 60_000);
 });

@@ -13,7 +13,7 @@ let gateway: GatewayHandle;
 
 beforeAll(async () => {
   // A generous anonymous limit: after the restart Redis is empty, so the steady client's key is unknown (401).
-  system = await startSystem({ redis: true, gatewayEnv: { ANON_PER_MINUTE: '100000' } });
+  system = await startSystem({ redis: true, redisDeadline: 'product', gatewayEnv: { ANON_PER_MINUTE: '100000' } });
   redis = system.redis!;
   gateway = system.gateways[0]!;
 });

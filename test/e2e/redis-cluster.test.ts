@@ -17,7 +17,7 @@ let a: GatewayHandle;
 let b: GatewayHandle;
 
 beforeAll(async () => {
-  system = await startSystem({ redisCluster: true, replicas: 2, gatewayEnv: { BAN_THRESHOLD: '3', BAN_SECONDS: '60' } });
+  system = await startSystem({ redisCluster: true, replicas: 2, redisDeadline: 'product', gatewayEnv: { BAN_THRESHOLD: '3', BAN_SECONDS: '60' } });
   cluster = system.cluster!;
   [a, b] = system.gateways as [GatewayHandle, GatewayHandle];
 }, 60_000);

@@ -47,10 +47,21 @@ export interface SystemOptions {
    * cores took over 15 s to start one of two workers.
    */
   gatewayStartMs?: number;
+  /**
+   * How long the gateways' requests wait on Redis (`REDIS_TIMEOUT_MS`). `patient` (the default
+   * here): 2 s, so that exact counts across replicas do not depend on how fast the machine is: with
+   * the product's 250 ms a limiter call that a loaded machine (CI beside a browser test) answered
+   * late went to the in-process fallback and a key lookup to 503, and a suite's exact 429s failed.
+   * `product`: the product's own deadlines, for the suites that test what happens when Redis stalls.
+   */
+  redisDeadline?: 'patient' | 'product';
 }
 
+/** `REDIS_TIMEOUT_MS` of a `patient` system's gateways. */
+const PATIENT_REDIS_TIMEOUT_MS = '2000';
+
 /** The real system from the compiled build: one pets-service and N gateway processes. */
-export async function startSystem({ redis: withRedis = false, redisCluster = false, replicas = 1, gatewayEnv = {}, petsEnv = {}, petsUrl, gatewayStartMs = 15_000 }: SystemOptions = {}): Promise<SystemHandle> {
+export async function startSystem({ redis: withRedis = false, redisCluster = false, replicas = 1, gatewayEnv = {}, petsEnv = {}, petsUrl, gatewayStartMs = 15_000, redisDeadline = 'patient' }: SystemOptions = {}): Promise<SystemHandle> {
   const redis = withRedis ? await TestRedis.start(withRedis === true ? {} : withRedis) : undefined;
   const cluster = redisCluster ? await TestRedisCluster.start() : undefined;
   const redisEnv: Record<string, string> = redis ? { REDIS_URL: redis.url } : cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {};
@@ -77,6 +88,7 @@ export async function startSystem({ redis: withRedis = false, redisCluster = fal
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       INTERNAL_JWT_SECRET: TEST_SECRET,
       ...redisEnv,
+      ...(redisDeadline === 'patient' ? { REDIS_TIMEOUT_MS: PATIENT_REDIS_TIMEOUT_MS } : {}),
       ...gatewayEnv,
       ...extraEnv,
     };

@@ -12,6 +12,7 @@ import { ADD_KEY, CREATE_ACCOUNT, LIST_ACCOUNTS, LIST_BUDGET, REMOVE_RETIRED_KEY
 import { PLAN_NAMES, type Account, type AccountPage, type AccountQuery, type ApiKeyRecord, type ChangeEvent, type KeyResolution, type KeyRoll, type KeySetSeen, type Plan, type PlanName, type RollOutcome } from './types';
 import type { AccountStore } from './account-store';
 
+/** How long a call waits on Redis when nobody says (`REDIS_TIMEOUT_MS` × 2, as a key lookup). */
 const STORE_DEADLINE_MS = 500;
 /** A hash tag: all of the store in one cluster slot. */
 const DEFAULT_PREFIX = '{gw}:';
@@ -26,6 +27,8 @@ export interface RedisAccountStoreOptions {
   ownsRedis?: boolean;
   /** Index entries one listing script call may look at before it hands back (default 5,000). */
   listBudget?: number;
+  /** How long one call waits on Redis before it counts as unavailable (default 500 ms). */
+  deadlineMs?: number;
 }
 
 /**
@@ -46,10 +49,12 @@ export class RedisAccountStore implements AccountStore {
   private readonly keys: RedisAccountKeys;
   private readonly ownsRedis: boolean;
   private readonly listBudget: number;
+  private readonly deadlineMs: number;
   private closed = false;
 
-  constructor({ redis, subscriber, prefix = DEFAULT_PREFIX, ownsRedis = false, listBudget = LIST_BUDGET }: RedisAccountStoreOptions) {
+  constructor({ redis, subscriber, prefix = DEFAULT_PREFIX, ownsRedis = false, listBudget = LIST_BUDGET, deadlineMs = STORE_DEADLINE_MS }: RedisAccountStoreOptions) {
     this.redis = redis;
+    this.deadlineMs = deadlineMs;
     this.listBudget = listBudget;
     this.keys = new RedisAccountKeys(prefix);
     this.ownsRedis = ownsRedis;
@@ -253,7 +258,7 @@ export class RedisAccountStore implements AccountStore {
   /** Connection failures and timeouts become StoreUnavailableError; Redis' own replies (bugs) stay as they are. */
   private run<T>(command: () => Promise<T>): Promise<T> {
     // ioredis's own timeout is only a backstop (see redis.ts): ops calls get a bound of their own.
-    return storeCall(command(), STORE_DEADLINE_MS, 'account store');
+    return storeCall(command(), this.deadlineMs, 'account store');
   }
 
   /**

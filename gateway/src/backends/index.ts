@@ -12,7 +12,7 @@ export interface GatewayStores extends Stores {
   readonly keyUse: KeyUseRecorder;
 }
 
-export type GatewayStoreSettings = Pick<GatewayConfig, 'redisUrl' | 'redisClusterNodes' | 'banThreshold' | 'banSeconds' | 'opsFlushIntervalMs'> & Pick<StoreSettings, 'attemptPolicies'>;
+export type GatewayStoreSettings = Pick<GatewayConfig, 'redisUrl' | 'redisClusterNodes' | 'banThreshold' | 'banSeconds' | 'opsFlushIntervalMs' | 'redisTimeoutMs'> & Pick<StoreSettings, 'attemptPolicies'>;
 
 /**
  * Every stateful part of the gateway from the configured kind, chosen here and nowhere else: Redis
@@ -23,6 +23,7 @@ export async function openStores(config: GatewayStoreSettings, logger: Logger): 
     logger,
     ban: { threshold: config.banThreshold, seconds: config.banSeconds },
     flushIntervalMs: config.opsFlushIntervalMs,
+    redisTimeoutMs: config.redisTimeoutMs,
     attemptPolicies: config.attemptPolicies,
   };
   const target = redisTargetOf(config);

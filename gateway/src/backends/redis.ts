@@ -7,7 +7,7 @@ import { createLimiter } from '../limits';
 import { AttemptLimits } from '../portal/attempt-limits';
 import { RedisPortalEmailStore } from '../portal/redis-email-store';
 import { DEFAULT_PORTAL_REDIS_PREFIX, RedisPortalStore } from '../portal/redis-store';
-import { connectTarget, createTargetSubscriber, describeTarget, endConnection, type RedisTarget } from '../redis';
+import { commandTimeoutFor, connectTarget, createTargetSubscriber, describeTarget, endConnection, type RedisTarget } from '../redis';
 import { RedisUsageBoard } from '../usage/redis-usage-board';
 import { RedisWebhookStore } from '../webhooks/redis-webhook-store';
 import { storeKindOf, type StoreSettings, type Stores } from './stores';
@@ -21,15 +21,15 @@ const SUBSCRIBE_WAIT_MS = 2_000;
  * Redis is not reachable yet: the limiter counts in process until it is, the other stores answer
  * 503 store_unavailable.
  */
-export async function openRedisStores(target: RedisTarget, { logger, ban, flushIntervalMs, attemptPolicies }: StoreSettings): Promise<Stores> {
-  const redis = await connectTarget(target);
-  const accounts = new RedisAccountStore({ redis, subscriber: createTargetSubscriber(target, redis) });
+export async function openRedisStores(target: RedisTarget, { logger, ban, flushIntervalMs, redisTimeoutMs, attemptPolicies }: StoreSettings): Promise<Stores> {
+  const redis = await connectTarget(target, undefined, commandTimeoutFor(redisTimeoutMs));
+  const accounts = new RedisAccountStore({ redis, subscriber: createTargetSubscriber(target, redis), deadlineMs: 2 * redisTimeoutMs });
   await Promise.race([accounts.whenSubscribed(), new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_WAIT_MS).unref())]);
   if (redis.status !== 'ready') logger.warn({ redis: describeTarget(target) }, 'Redis is not reachable yet: limiting in-process until it is');
   // The ops read models live under the account store's keyspace.
   const key = (name: string) => accounts.key(name);
   const usage = new RedisUsageBoard({ redis, key, flushIntervalMs, onFlushError: (err) => logger.debug({ err }, 'usage board not flushed; retrying') });
-  const limiter = createLimiter({ redis, logger, ban });
+  const limiter = createLimiter({ redis, logger, ban, commandTimeoutMs: redisTimeoutMs });
   const portal = new RedisPortalStore(redis);
   const crossingMarks = new RedisCrossingMarks(redis, key);
   // BullMQ keeps connections of its own (a worker blocks on one), opened from the same target.

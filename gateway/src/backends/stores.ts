@@ -69,6 +69,8 @@ export interface StoreSettings {
   ban: BanPolicy;
   /** How often buffered ops data (usage board, keys' last use) is written to a shared store. */
   flushIntervalMs: number;
+  /** How long a request waits on Redis (`REDIS_TIMEOUT_MS`): the limiter's deadline; the connection's backstop follows it. */
+  redisTimeoutMs: number;
   /** Tests shorten the portal's attempt limits; production uses ATTEMPT_POLICIES. */
   attemptPolicies?: Partial<AttemptPolicies>;
 }

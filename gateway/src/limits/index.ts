@@ -10,6 +10,8 @@ export interface CreateLimiterOptions {
   redis?: RedisClient;
   logger: Logger;
   ban: BanPolicy;
+  /** How long a request waits on Redis before its part of the store counts as down (`REDIS_TIMEOUT_MS`). */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -17,8 +19,8 @@ export interface CreateLimiterOptions {
  * the store, when a client is given; in-process only otherwise. `close()` stops the limiter's
  * timers; it never closes `redis`.
  */
-export function createLimiter({ redis, logger, ban }: CreateLimiterOptions): Limiter {
-  return redis ? withFallback(new RedisLimiter({ redis, ban }), { logger, ban }) : new MemoryLimiter(ban);
+export function createLimiter({ redis, logger, ban, commandTimeoutMs }: CreateLimiterOptions): Limiter {
+  return redis ? withFallback(new RedisLimiter({ redis, ban, commandTimeoutMs }), { logger, ban }) : new MemoryLimiter(ban);
 }
 
 export interface FallbackOptions {

@@ -1,5 +1,5 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { RedisClient } from '../redis';
+import { DEFAULT_REDIS_TIMEOUT_MS, type RedisClient } from '../redis';
 import { AnonymousLimiter } from './anonymous';
 import { LruMap } from '../accounts/lru-map';
 import type { PrimaryParts } from './failover-limiter';
@@ -26,7 +26,7 @@ export interface RedisLimiterOptions {
   /** A single Redis or a Redis Cluster. */
   redis: RedisClient;
   ban: BanPolicy;
-  /** Longest a request waits on Redis before the store counts as failed. */
+  /** Longest a request waits on Redis before the store counts as failed (`REDIS_TIMEOUT_MS`). */
   commandTimeoutMs?: number;
 }
 
@@ -46,8 +46,6 @@ interface KeyLocal {
   bannedUntilMs: number;
   windows: WindowState[];
 }
-
-const DEFAULT_COMMAND_TIMEOUT_MS = 250;
 
 /** Prefix of every key this limiter writes (`rl:{accountId}:minute`…). */
 const KEY_PREFIX = 'rl';
@@ -79,7 +77,7 @@ export class RedisLimiter implements Limiter {
     this.client = defineScripts(options.redis);
     this.ban = options.ban;
     this.names = new RedisKeyNames(KEY_PREFIX);
-    this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.timeoutMs = options.commandTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     this.layout = storeLayout(options.redis, this.timeoutMs);
     this.mode = this.layout.kind;
     this.parts = {
