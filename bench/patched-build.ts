@@ -18,7 +18,8 @@ import { ROOT } from './processes';
 export interface Patch {
   /** A compiled file, relative to dist/. */
   file: string;
-  find: string;
+  /** Text to find exactly once, or a pattern (matched once) where the text is a run of lines. */
+  find: string | RegExp;
   replace: string;
 }
 
@@ -107,6 +108,19 @@ export const PATCHES: Record<string, Variant> = {
       { file: 'shared/src/http-server.js', find: 'if (timeouts.keepAliveTimeoutMs > 0)', replace: 'if (false)' },
     ],
   },
+  'objects-born-small': {
+    what: "requests and responses born without Node's own fields declared (as before): on Node 20 each response becomes a dictionary as Node's constructor fills it",
+    patches: ['AppRequest(socket)', 'AppResponse(req, options)'].map((constructor) => ({
+      file: 'shared/src/app-prototypes.js',
+      // The run of `this.x = undefined;` lines that opens the constructor, before Node's own constructor is called.
+      find: new RegExp(`(?<=function ${constructor.replace(/[()]/g, '\\$&')} \\{\\n)(?:\\s+this\\.\\w+ = undefined;\\n)+(?=\\s+node_http_1)`),
+      replace: '',
+    })),
+  },
+  'node-classes-on-node-24': {
+    what: "Node's own request and response classes on V8 13 and later (Node 24), as before: Express swaps each one's prototype",
+    patches: [{ file: 'shared/src/app-prototypes.js', find: 'function appPrototypeClasses(app) {', replace: 'function appPrototypeClasses(app) {\n    if (Number.parseInt(process.versions.v8, 10) >= 13) return {};' }],
+  },
   'no-access-line': {
     what: 'no access log line (the response metrics still taken)',
     patches: [{ file: 'shared/src/access-log.js', find: 'function writeAccessLine(logger, direct, res, reqId, url, started, extra) {', replace: 'function writeAccessLine(logger, direct, res, reqId, url, started, extra) {\n    return;' }],
@@ -150,8 +164,8 @@ export const PATCHES: Record<string, Variant> = {
 
 /** `text` (of `patch.file`) patched; an error when what the patch replaces is not there exactly once. */
 export function patchedText(text: string, { file, find, replace }: Patch): string {
-  const count = text.split(find).length - 1;
-  if (count !== 1) throw new Error(`${file}: ${JSON.stringify(find)} occurs ${count} times, not once: the patch no longer fits the code`);
+  const count = typeof find === 'string' ? text.split(find).length - 1 : (text.match(new RegExp(find.source, 'g')) ?? []).length;
+  if (count !== 1) throw new Error(`${file}: ${typeof find === 'string' ? JSON.stringify(find) : String(find)} occurs ${count} times, not once: the patch no longer fits the code`);
   return text.replace(find, () => replace);
 }
 
